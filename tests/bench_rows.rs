@@ -1,0 +1,45 @@
+//! Every row of the benchmark rig round-trips every dataset (at a reduced scale), so the benchmark
+//! never times a codec that is silently wrong; plus the report's own unit tests.
+
+#[path = "../benches/rig/mod.rs"]
+mod rig;
+
+use rig::{Codec, Datasets};
+
+#[test]
+fn every_codec_round_trips_every_dataset() {
+    let data = Datasets::generate(0.02);
+    let mut rows = Vec::new();
+    macro_rules! check {
+        ($codec:ty) => {
+            rows.push(<$codec as Codec>::NAME);
+            rig::assert_round_trip::<$codec, _>("log", &data.log);
+            rig::assert_borrowed_round_trip::<$codec>(&data.log);
+            rig::assert_round_trip::<$codec, _>("mesh", &data.mesh);
+            rig::assert_round_trip::<$codec, _>("minecraft_savedata", &data.minecraft);
+            rig::assert_round_trip::<$codec, _>("mk48", &data.mk48);
+        };
+    }
+    for_each_codec!(check);
+    assert_eq!(rows[0], "postcard", "postcard is the baseline and comes first");
+}
+
+#[test]
+fn report_table_shape() {
+    use rig::report::{Timing, render};
+    use std::collections::BTreeMap;
+
+    let t =
+        |d: &str, o: &str, f: &str, ns: f64| Timing { dataset: d.into(), op: o.into(), format: f.into(), mean_ns: ns };
+    let timings = vec![
+        t("log", "serialize", "postcard", 200_000.0),
+        t("log", "serialize", "bson", 2_000_000.0),
+        t("log", "deserialize", "postcard", 1_500_000.0),
+    ];
+    let mut sizes = BTreeMap::new();
+    sizes.insert(("log".to_owned(), "postcard".to_owned()), 724_953);
+    sizes.insert(("log".to_owned(), "bson".to_owned()), 1_924_682);
+    let text = render(&timings, &sizes, &["postcard", "bson"]);
+    assert!(text.contains("| postcard | 200 µs (1.00×) | 1.50 ms (1.00×) | 724,953 (1.00×) |"), "{text}");
+    assert!(text.contains("| bson | 2.00 ms (10.00×) | – | 1,924,682 (2.65×) |"), "{text}");
+}
