@@ -1,0 +1,1 @@
+//! XML debug form (placeholder, replaced below).
