@@ -862,7 +862,7 @@ impl SeqSer<'_, '_> {
     fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         match &mut self.0 {
             SeqInner::Container { s, slot, .. } | SeqInner::Fixed { s, slot, .. } => {
-                v.serialize(ValueSer { s: s, slot: *slot })
+                v.serialize(ValueSer { s, slot: *slot })
             }
             SeqInner::Leaf(l) => v.serialize(LeafElemSer { l }),
         }
