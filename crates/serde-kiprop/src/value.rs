@@ -30,7 +30,7 @@ pub enum Value {
     /// `std::string` holding bytes that are not UTF-8.
     Bytes(Vec<u8>),
     /// A leaf struct (`class Color`, `class Vector3D`, …).
-    Leaf(LeafValue),
+    Leaf(Box<LeafValue>),
     /// A container.
     List(Vec<Value>),
     /// An object.
@@ -116,6 +116,7 @@ impl PartialEq for Value {
             (Value::Bytes(a), Value::Bytes(b)) => a == b,
             (Value::String(a), Value::Bytes(b)) | (Value::Bytes(b), Value::String(a)) => a.as_bytes() == b.as_slice(),
             (Value::Leaf(a), Value::Leaf(b)) => {
+                let (a, b) = (&**a, &**b);
                 a.leaf.fields() == b.leaf.fields()
                     && a.wire[..a.leaf.len()].iter().zip(&b.wire[..b.leaf.len()]).all(|(x, y)| scalar_eq(*x, *y))
             }
@@ -333,7 +334,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
             let type_hash = hash.unwrap_or_else(|| name.as_deref().map_or(0, |n| string_id(n.as_bytes())));
             return Ok(Value::Object(Box::new(Object { type_hash, name, properties: props })));
         }
-        leaf_from_fields(&props).map(Value::Leaf).ok_or_else(|| {
+        leaf_from_fields(&props).map(|l| Value::Leaf(Box::new(l))).ok_or_else(|| {
             de::Error::custom("a map that is neither an object ($__type) nor a leaf struct (r/g/b/a, x/y/z, …)")
         })
     }
@@ -581,7 +582,7 @@ impl ObjectBuilder {
             return leaf_from_fields(&props)
                 .map(|mut l| {
                     l.leaf = leaf;
-                    Value::Leaf(l)
+                    Value::Leaf(Box::new(l))
                 })
                 .ok_or_else(|| Error::mismatch(leaf.type_name(), "its components"));
         }
@@ -597,7 +598,7 @@ impl ObjectBuilder {
         }
         if name.is_none() && hash.is_none() {
             if let Some(l) = leaf_from_fields(&props) {
-                return Ok(Value::Leaf(l));
+                return Ok(Value::Leaf(Box::new(l)));
             }
         }
         let type_hash = hash.unwrap_or_else(|| name.as_deref().map_or(0, |n| string_id(n.as_bytes())));
