@@ -97,7 +97,9 @@ impl Value {
 fn scalar_eq(a: Scalar, b: Scalar) -> bool {
     match (a, b) {
         (Scalar::Bool(x), Scalar::Bool(y)) => x == y,
-        (Scalar::F32(_) | Scalar::F64(_), _) | (_, Scalar::F32(_) | Scalar::F64(_)) => a.as_f64() == b.as_f64(),
+        // A `float` compares at `f32` precision (text forms print the shortest f32 digits).
+        (Scalar::F32(_), _) | (_, Scalar::F32(_)) => a.as_f32() == b.as_f32(),
+        (Scalar::F64(_), _) | (_, Scalar::F64(_)) => a.as_f64() == b.as_f64(),
         (Scalar::Int(x), Scalar::Int(y)) => x == y,
         (Scalar::UInt(x), Scalar::UInt(y)) => x == y,
         (Scalar::Int(x), Scalar::UInt(y)) | (Scalar::UInt(y), Scalar::Int(x)) => x >= 0 && x as u64 == y,
