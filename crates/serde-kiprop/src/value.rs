@@ -98,8 +98,15 @@ fn scalar_eq(a: Scalar, b: Scalar) -> bool {
     match (a, b) {
         (Scalar::Bool(x), Scalar::Bool(y)) => x == y,
         // A `float` compares at `f32` precision (text forms print the shortest f32 digits).
-        (Scalar::F32(_), _) | (_, Scalar::F32(_)) => a.as_f32() == b.as_f32(),
-        (Scalar::F64(_), _) | (_, Scalar::F64(_)) => a.as_f64() == b.as_f64(),
+        // NaN equals NaN, as for `Value::Float`, so decoded values compare equal to themselves.
+        (Scalar::F32(_), _) | (_, Scalar::F32(_)) => {
+            let (x, y) = (a.as_f32(), b.as_f32());
+            x == y || (x.is_nan() && y.is_nan())
+        }
+        (Scalar::F64(_), _) | (_, Scalar::F64(_)) => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            x == y || (x.is_nan() && y.is_nan())
+        }
         (Scalar::Int(x), Scalar::Int(y)) => x == y,
         (Scalar::UInt(x), Scalar::UInt(y)) => x == y,
         (Scalar::Int(x), Scalar::UInt(y)) | (Scalar::UInt(y), Scalar::Int(x)) => x >= 0 && x as u64 == y,
