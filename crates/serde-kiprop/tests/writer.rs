@@ -6,54 +6,7 @@ mod common;
 use std::io::Read;
 
 use common::*;
-use serde::{Deserialize, Serialize};
-use serde_kiprop::{Color, Options, Quaternion, Value, Vec3, serializer_flags::*};
-
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-enum School {
-    Fire,
-    Ice,
-    Storm,
-}
-
-#[allow(non_snake_case)]
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-#[serde(rename = "class KiPropTestItem")]
-struct Item {
-    m_itemID: u64,
-    m_name: String,
-    m_count: u8,
-    m_equipped: bool,
-}
-
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-#[serde(rename = "class KiPropTestRoot")]
-struct Root {
-    m_flag: bool,
-    m_level: i32,
-    m_small: i8,
-    m_big: u32,
-    m_name: String,
-    m_title: String,
-    m_speed: f32,
-    m_precise: f64,
-    m_school: School,
-    m_mask: u32,
-    m_color: Color,
-    m_pos: Vec3,
-    m_rot: Quaternion,
-    m_ids: Vec<u32>,
-    m_items: Vec<Option<Item>>,
-    m_best: Option<Item>,
-    m_none: Option<Item>,
-    /// DEPRECATED: never written.
-    #[serde(default)]
-    m_old: u32,
-    /// DELTA_ENCODE: `None` is a presence bit of 0 in shallow mode, an omitted property in deep mode.
-    #[serde(default)]
-    m_delta: Option<u32>,
-    m_tail: u8,
-}
+use serde_kiprop::{Options, Value, serializer_flags::*};
 
 /// Splits framing by hand: (stored flags, inflated object stream).
 fn unframe(bytes: &[u8], manual: bool) -> (u32, Vec<u8>) {

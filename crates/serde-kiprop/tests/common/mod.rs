@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use serde_kiprop::{Options, TypeList};
+use serde::{Deserialize, Serialize};
+use serde_kiprop::{Color, Options, Quaternion, TypeList, Vec3};
 
 pub fn data(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path)
@@ -96,3 +97,50 @@ pub const GENERATED: [&str; 8] = [
     "shallow-flags09",
     "shallow-flags15",
 ];
+
+/// The classes of `generated/types.json` as Rust types.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub enum School {
+    Fire,
+    Ice,
+    Storm,
+}
+
+#[allow(non_snake_case)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+#[serde(rename = "class KiPropTestItem")]
+pub struct Item {
+    pub m_itemID: u64,
+    pub m_name: String,
+    pub m_count: u8,
+    pub m_equipped: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+#[serde(rename = "class KiPropTestRoot")]
+pub struct Root {
+    pub m_flag: bool,
+    pub m_level: i32,
+    pub m_small: i8,
+    pub m_big: u32,
+    pub m_name: String,
+    pub m_title: String,
+    pub m_speed: f32,
+    pub m_precise: f64,
+    pub m_school: School,
+    pub m_mask: u32,
+    pub m_color: Color,
+    pub m_pos: Vec3,
+    pub m_rot: Quaternion,
+    pub m_ids: Vec<u32>,
+    pub m_items: Vec<Option<Item>>,
+    pub m_best: Option<Item>,
+    pub m_none: Option<Item>,
+    /// DEPRECATED: never written.
+    #[serde(default)]
+    pub m_old: u32,
+    /// DELTA_ENCODE: `None` is a presence bit of 0 in shallow mode, an omitted property in deep mode.
+    #[serde(default)]
+    pub m_delta: Option<u32>,
+    pub m_tail: u8,
+}
