@@ -842,7 +842,8 @@ mod tests {
         assert_eq!(r.read_bits(20).unwrap(), 0xABCDE);
         assert_eq!(r.read_u64().unwrap(), 0x1122_3344_5566_7788);
         assert!(r.remaining_bits() < 8);
-        assert_eq!(&bytes[..3], &[0b1111_1101, 0x01, 0x01]);
+        // bool, 2 bits, 7 bits: 1 | 0b10 << 1 | 0x7F << 3 = 0x3FD, then the aligned u32.
+        assert_eq!(&bytes[..3], &[0b1111_1101, 0b11, 0x01]);
     }
 
     #[test]
@@ -915,8 +916,9 @@ mod tests {
         assert!(r.read_bool().unwrap());
         assert_eq!(r.read_string(true).unwrap(), b"hi");
         assert_eq!(r.read_wstring(false).unwrap(), vec![0x41, 0xE9]);
-        // bool(1) + prefix(8) + bool(1) + prefix(8) = 18 bits, then aligned payload at byte 3.
-        assert_eq!(&b[..5], &[0b0000_0001, 0b0000_0010, 0b0001_0000, b'h', b'i']);
+        // bool(1) + prefix 0 (8) + bool(1) at bit 9 + prefix 2<<1 at bits 10..18, then the
+        // aligned payload at byte 3.
+        assert_eq!(&b[..5], &[0b0000_0001, 0b0001_0010, 0, b'h', b'i']);
     }
 
     #[test]

@@ -267,8 +267,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         }
     }
 
-    fn enum_name(&self, slot: &DSlot<'t>, value: u32) -> Result<String> {
-        let name = slot.enum_def().and_then(|d| d.format(value));
+    fn enum_name(&self, slot: &DSlot<'t>, value: u32) -> Result<std::borrow::Cow<'t, str>> {
+        let def = slot.enum_def();
+        let name = match def {
+            Some(d) if !d.bits => d.name_of(value).map(std::borrow::Cow::Borrowed),
+            Some(d) => d.format(value).map(std::borrow::Cow::Owned),
+            None => None,
+        };
         name.ok_or_else(|| {
             self.err(ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: value.to_string() })
         })
@@ -488,7 +493,10 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
             Kind::Prim(Prim::WStr) => v.visit_string(self.d.read_wstring()?),
             Kind::Enum => {
                 let value = self.d.read_enum(&self.slot)?;
-                v.visit_string(self.d.enum_name(&self.slot, value)?)
+                match self.d.enum_name(&self.slot, value)? {
+                    std::borrow::Cow::Borrowed(n) => v.visit_str(n),
+                    std::borrow::Cow::Owned(n) => v.visit_string(n),
+                }
             }
             _ => Err(self.mismatch("a string")),
         }
@@ -695,8 +703,10 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         match slot.kind {
             Kind::Enum => {
                 let value = self.d.read_enum(&slot)?;
-                let name = self.d.enum_name(&slot, value)?;
-                v.visit_enum(name.into_deserializer())
+                match self.d.enum_name(&slot, value)? {
+                    std::borrow::Cow::Borrowed(n) => v.visit_enum(de::value::StrDeserializer::<Error>::new(n)),
+                    std::borrow::Cow::Owned(n) => v.visit_enum(n.into_deserializer()),
+                }
             }
             Kind::Prim(Prim::Str) | Kind::Auto if variants.is_empty() => Err(self.mismatch("an enum")),
             Kind::Object(_) | Kind::Auto => {

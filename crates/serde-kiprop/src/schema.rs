@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::codec::{Leaf, Prim, TypeKind, classify};
 use crate::error::{Error, ErrorKind, Result};
@@ -87,6 +88,30 @@ impl Hasher for TagHasher {
 
 pub(crate) type TagMap<V> = HashMap<u32, V, BuildHasherDefault<TagHasher>>;
 
+/// The address of the last `&'static str` (a serde field or struct name) that matched a name, so
+/// the next lookup with the same static string skips the string comparison. Only ever filled
+/// from `'static` strings, whose addresses cannot be reused for other text.
+#[derive(Debug, Default)]
+pub(crate) struct StaticKey(AtomicUsize);
+
+impl StaticKey {
+    #[inline(always)]
+    pub(crate) fn matches(&self, key: &'static str) -> bool {
+        self.0.load(Ordering::Relaxed) == key.as_ptr() as usize
+    }
+
+    #[inline]
+    pub(crate) fn remember(&self, key: &'static str) {
+        self.0.store(key.as_ptr() as usize, Ordering::Relaxed);
+    }
+}
+
+impl Clone for StaticKey {
+    fn clone(&self) -> Self {
+        StaticKey::default()
+    }
+}
+
 /// How a property's value is encoded, resolved from its type string and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -119,7 +144,24 @@ impl EnumDef {
 
     /// The first option name with this value.
     pub fn name_of(&self, value: u32) -> Option<&str> {
-        self.options.iter().find(|(_, v)| *v == value).map(|(n, _)| n.as_str())
+        // Options are sorted by value (then name): direct index for dense enums, else binary search.
+        if let Some((n, v)) = self.options.get(value as usize) {
+            if *v == value && (value == 0 || self.options[value as usize - 1].1 != value) {
+                return Some(n);
+            }
+        }
+        let i = self.options.partition_point(|(_, v)| *v < value);
+        self.options.get(i).filter(|(_, v)| *v == value).map(|(n, _)| n.as_str())
+    }
+
+    /// The value of a Rust enum's unit variant: tries the option at the variant's index first
+    /// (Rust enums usually list the options in value order), then searches by name.
+    #[inline]
+    pub fn value_of_variant(&self, index: u32, name: &str) -> Option<u32> {
+        match self.options.get(index as usize) {
+            Some((n, v)) if n == name => Some(*v),
+            _ => self.value_of(name),
+        }
     }
 
     /// Parses the string form: a name, or for bit enums names joined by `|` (spaces trimmed; the
@@ -175,6 +217,8 @@ pub struct PropertyDef {
     pub(crate) enum_def: Option<Box<EnumDef>>,
     /// The class named by an object type string (resolved after loading).
     object_class: Option<String>,
+    /// The serde field name that last matched this property.
+    pub(crate) key: StaticKey,
 }
 
 impl PropertyDef {
@@ -227,6 +271,8 @@ pub struct ClassDef {
     pub(crate) props: Vec<PropertyDef>,
     pub(crate) by_tag: TagMap<TagSlot>,
     by_name: HashMap<String, u32>,
+    /// The serde struct name that last resolved to this class.
+    pub(crate) rust_name: StaticKey,
 }
 
 impl ClassDef {
@@ -265,6 +311,19 @@ impl ClassDef {
         self.by_name.get(name).map(|i| *i as usize)
     }
 
+    /// [`find`](Self::find) for serde's static field names, remembering matches by address.
+    #[inline]
+    pub(crate) fn find_static(&self, name: &'static str, hint: usize) -> Option<usize> {
+        if let Some(p) = self.props.get(hint) {
+            if p.key.matches(name) && p.name.len() == name.len() {
+                return Some(hint);
+            }
+        }
+        let i = self.find(name, hint)?;
+        self.props[i].key.remember(name);
+        Some(i)
+    }
+
     /// The property a deep-mode tag belongs to, trying `hint` first.
     #[inline]
     pub(crate) fn slot_for_tag(&self, tag: u32, hint: usize) -> Option<TagSlot> {
@@ -299,7 +358,7 @@ impl ClassDef {
                 }
             }
         }
-        ClassDef { name, hash, bases, props, by_tag, by_name }
+        ClassDef { name, hash, bases, props, by_tag, by_name, rust_name: StaticKey::default() }
     }
 }
 
@@ -603,7 +662,19 @@ fn make_property(
         options.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
         Box::new(EnumDef { bits: flags & flags::BITS != 0, options })
     });
-    PropertyDef { name, type_name, id, flags, hash, name_hash, dynamic, kind, enum_def, object_class }
+    PropertyDef {
+        name,
+        type_name,
+        id,
+        flags,
+        hash,
+        name_hash,
+        dynamic,
+        kind,
+        enum_def,
+        object_class,
+        key: StaticKey::default(),
+    }
 }
 
 fn parse_class(name: &str, class: &serde_json::Value, fallback_hash: Option<u32>) -> Result<ClassDef> {

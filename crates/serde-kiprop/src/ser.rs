@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::hash::string_id;
 use crate::options::{Options, frame, serializer_flags};
 use crate::schema::{ClassDef, EnumDef, Kind, PropertyDef, TypeList, flags};
-use crate::types::{MARKER, marker_kind};
+use crate::types::{MARKER, auto_type_code, auto_type_name, marker_kind};
 use crate::value::Value;
 
 /// Writes KI objects into a bit stream. Create one with [`Serializer::new`], serialize a value
@@ -78,8 +78,9 @@ impl<'t> Serializer<'t> {
 struct Slot<'t> {
     prop: Option<&'t PropertyDef>,
     kind: Kind,
-    /// The exact type string when a marker type decided an `Auto` property.
-    auto_type: Option<&'static str>,
+    /// The exact type string (as a code, see `types::auto_type_name`) when a marker type decided
+    /// an `Auto` property.
+    auto_type: u8,
     root: bool,
     /// Shallow DELTA_ENCODE: a presence bit is still to be written.
     presence: bool,
@@ -87,8 +88,8 @@ struct Slot<'t> {
     header: bool,
     /// Inside a container or fixed array.
     element: bool,
-    /// Class name from an enum variant (polymorphism), for structs whose name is not a class.
-    variant: Option<&'static str>,
+    /// A container property at property level (a single value is a mismatch).
+    container: bool,
 }
 
 impl<'t> Slot<'t> {
@@ -96,12 +97,12 @@ impl<'t> Slot<'t> {
         Slot {
             prop: None,
             kind: Kind::Object(None),
-            auto_type: None,
+            auto_type: 0,
             root: true,
             presence: false,
             header: false,
             element: false,
-            variant: None,
+            container: false,
         }
     }
 
@@ -114,7 +115,7 @@ impl<'t> Slot<'t> {
     }
 
     fn element_of(self) -> Self {
-        Slot { presence: false, header: false, element: true, root: false, ..self }
+        Slot { presence: false, header: false, element: true, root: false, container: false, ..self }
     }
 }
 
@@ -134,6 +135,7 @@ fn mismatch(slot: &Slot<'_>, expected: &str) -> Error {
     Error::mismatch(slot.name(), format!("{what}, got {expected}"))
 }
 
+#[inline(always)]
 fn fits(prim: Prim, v: Scalar) -> bool {
     match (prim, v) {
         (Prim::Bool, Scalar::Bool(_)) => true,
@@ -158,7 +160,7 @@ impl<'t> Serializer<'t> {
             Some(p) => p,
             None => return Ok(None),
         };
-        let hash = match (slot.auto_type, slot.kind) {
+        let hash = match (auto_type_name(slot.auto_type), slot.kind) {
             (Some(t), _) => string_id(t.as_bytes()).wrapping_add(prop.name_hash),
             (None, Kind::Auto) => match type_name {
                 Some(t) => string_id(t.as_bytes()).wrapping_add(prop.name_hash),
@@ -196,15 +198,27 @@ impl<'t> Serializer<'t> {
         Error::new(ErrorKind::MissingType { class, field: prop.name.clone() })
     }
 
-    #[inline]
+    /// A number or bool: the common case (a typed, plain slot) inline, the rest out of line.
+    #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
+        if let Kind::Prim(p) = slot.kind {
+            if !(slot.presence | slot.header | slot.container) && fits(p, v) {
+                self.w.write_scalar(p, v);
+                return Ok(());
+            }
+        }
+        self.scalar_slow(slot, v, auto)
+    }
+
+    #[inline(never)]
+    fn scalar_slow(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p) => (p, None),
             Kind::Auto => (auto, Some(auto.type_name())),
             Kind::Enum => return self.enum_int(slot, v),
             _ => return Err(mismatch(&slot, auto.type_name())),
         };
-        if slot.prop.is_some_and(|p| p.dynamic) && !slot.element {
+        if slot.container {
             return Err(mismatch(&slot, "a single value for a container property"));
         }
         if !fits(prim, v) {
@@ -281,7 +295,7 @@ impl<'t> Serializer<'t> {
             Kind::Enum => return self.enum_name(slot, s),
             _ => return Err(mismatch(&slot, "a string")),
         };
-        if slot.prop.is_some_and(|p| p.dynamic) && !slot.element {
+        if slot.container {
             return Err(mismatch(&slot, "a single string for a container property"));
         }
         if prim == Prim::WStr {
@@ -305,14 +319,14 @@ impl<'t> Serializer<'t> {
 
     fn bytes(&mut self, slot: Slot<'t>, b: &[u8]) -> Result<()> {
         match slot.kind {
-            Kind::Prim(Prim::Str) | Kind::Auto if !slot.prop.is_some_and(|p| p.dynamic) || slot.element => {
+            Kind::Prim(Prim::Str) | Kind::Auto if !slot.container => {
                 self.check_len(b.len(), true)?;
                 let patch = self.open(&slot, Some("std::string"))?;
                 self.w.write_string(b, self.compact);
                 self.close(patch);
                 Ok(())
             }
-            Kind::Prim(p @ (Prim::U8 | Prim::I8)) if slot.prop.is_some_and(|p| p.dynamic) && !slot.element => {
+            Kind::Prim(p @ (Prim::U8 | Prim::I8)) if slot.container => {
                 // A container of bytes: length prefix, then the bytes (each aligned, so contiguous).
                 self.check_len(b.len(), false)?;
                 let patch = self.open(&slot, Some(p.type_name()))?;
@@ -367,7 +381,23 @@ impl<'t> Serializer<'t> {
         Ok(())
     }
 
-    fn resolve_class(&self, name: &str, slot: &Slot<'t>) -> Result<&'t ClassDef> {
+    /// The class of a serde struct name, remembering the match by the name's address.
+    #[inline]
+    fn resolve_static(&self, name: &'static str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
+        if let Kind::Object(Some(expected)) = slot.kind {
+            let c = self.types.get(expected);
+            if c.rust_name.matches(name) {
+                return Ok(c);
+            }
+        }
+        let c = self.resolve_class(name, slot, variant)?;
+        if c.name == name || c.name.strip_prefix("class ") == Some(name) {
+            c.rust_name.remember(name);
+        }
+        Ok(c)
+    }
+
+    fn resolve_class(&self, name: &str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
         let types = self.types;
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = types.get(expected);
@@ -378,7 +408,7 @@ impl<'t> Serializer<'t> {
         if let Some(i) = types.index_of(name) {
             return Ok(types.get(i));
         }
-        if let Some(i) = slot.variant.and_then(|v| types.index_of(v)) {
+        if let Some(i) = variant.and_then(|v| types.index_of(v)) {
             return Ok(types.get(i));
         }
         if let Kind::Object(Some(expected)) = slot.kind {
@@ -388,7 +418,7 @@ impl<'t> Serializer<'t> {
     }
 
     fn begin_object(&mut self, slot: Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
-        if slot.prop.is_some_and(|p| p.dynamic) && !slot.element {
+        if slot.container {
             return Err(mismatch(&slot, "a single object for a container property"));
         }
         if slot.kind == Kind::Auto && slot.header {
@@ -409,20 +439,24 @@ impl<'t> Serializer<'t> {
         Slot {
             prop: Some(prop),
             kind: prop.kind,
-            auto_type: None,
+            auto_type: 0,
             root: false,
             presence: self.shallow && prop.has(flags::DELTA_ENCODE),
             header: !self.shallow,
             element: false,
-            variant: None,
+            container: prop.dynamic,
         }
     }
 
     /// Handles one field of an object being written.
-    fn field<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: &str, value: &T) -> Result<()> {
+    fn field<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: Key<'_>, value: &T) -> Result<()> {
         let class = st.class;
-        let idx = class
-            .find(key, st.cursor)
+        let found = match key {
+            Key::Static(k) => class.find_static(k, st.cursor),
+            Key::Dynamic(k) => class.find(k, st.cursor),
+        };
+        let key = key.as_str();
+        let idx = found
             .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
         let prop = &class.props[idx];
         if !self.shallow {
@@ -432,7 +466,7 @@ impl<'t> Serializer<'t> {
             st.cursor = idx + 1;
             return value.serialize({
                 let slot = self.field_slot(prop);
-                ValueSer { s: self, slot }
+                ValueSer { s: self, slot, variant: None }
             });
         }
         if !self.opts.includes(prop.flags) {
@@ -449,7 +483,7 @@ impl<'t> Serializer<'t> {
         }
         value.serialize({
             let slot = self.field_slot(prop);
-            ValueSer { s: self, slot }
+            ValueSer { s: self, slot, variant: None }
         })?;
         st.cursor = idx + 1;
         self.flush_buffered(st)
@@ -465,7 +499,7 @@ impl<'t> Serializer<'t> {
             let (_, v) = st.buffered.swap_remove(pos);
             v.serialize({
                 let slot = self.field_slot(&class.props[idx]);
-                ValueSer { s: self, slot }
+                ValueSer { s: self, slot, variant: None }
             })?;
             st.cursor = idx + 1;
         }
@@ -484,7 +518,7 @@ impl<'t> Serializer<'t> {
                     let (_, v) = st.buffered.swap_remove(pos);
                     v.serialize({
                         let slot = self.field_slot(prop);
-                        ValueSer { s: self, slot }
+                        ValueSer { s: self, slot, variant: None }
                     })?;
                 } else if prop.has(flags::DELTA_ENCODE) {
                     if self.forbid_delta {
@@ -517,6 +551,22 @@ impl Error {
     }
 }
 
+/// A field name: serde's `&'static str` (cacheable by address) or a map key.
+#[derive(Clone, Copy)]
+enum Key<'k> {
+    Static(&'static str),
+    Dynamic(&'k str),
+}
+
+impl<'k> Key<'k> {
+    fn as_str(self) -> &'k str {
+        match self {
+            Key::Static(k) => k,
+            Key::Dynamic(k) => k,
+        }
+    }
+}
+
 struct ObjectState<'t> {
     class: &'t ClassDef,
     cursor: usize,
@@ -530,6 +580,8 @@ struct ObjectState<'t> {
 struct ValueSer<'a, 't> {
     s: &'a mut Serializer<'t>,
     slot: Slot<'t>,
+    /// Class name from an enum variant (polymorphism), for structs whose name is not a class.
+    variant: Option<&'static str>,
 }
 
 impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
@@ -548,64 +600,64 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
     }
 
     fn serialize_bool(self, v: bool) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_bool(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_bool(v)
     }
     fn serialize_i8(self, v: i8) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_i8(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_i8(v)
     }
     fn serialize_i16(self, v: i16) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_i16(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_i16(v)
     }
     fn serialize_i32(self, v: i32) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_i32(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_i32(v)
     }
     fn serialize_i64(self, v: i64) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_i64(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_i64(v)
     }
     fn serialize_u8(self, v: u8) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_u8(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_u8(v)
     }
     fn serialize_u16(self, v: u16) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_u16(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_u16(v)
     }
     fn serialize_u32(self, v: u32) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_u32(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_u32(v)
     }
     fn serialize_u64(self, v: u64) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_u64(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_u64(v)
     }
     fn serialize_f32(self, v: f32) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_f32(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_f32(v)
     }
     fn serialize_f64(self, v: f64) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_f64(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_f64(v)
     }
     fn serialize_char(self, v: char) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_char(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_char(v)
     }
     fn serialize_str(self, v: &str) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_str(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_str(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_bytes(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_bytes(v)
     }
     fn serialize_none(self) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_none()
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_none()
     }
     fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_some(v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_some(v)
     }
     fn serialize_unit(self) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_unit()
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_unit()
     }
     fn serialize_unit_struct(self, name: &'static str) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_unit_struct(name)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_unit_struct(name)
     }
     fn serialize_unit_variant(self, name: &'static str, i: u32, variant: &'static str) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_unit_variant(name, i, variant)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_unit_variant(name, i, variant)
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, v: &T) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_newtype_struct(name, v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_newtype_struct(name, v)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
@@ -614,16 +666,16 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         variant: &'static str,
         v: &T,
     ) -> Result<()> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_newtype_variant(name, i, variant, v)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_newtype_variant(name, i, variant, v)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_seq(len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_seq(len)
     }
     fn serialize_tuple(self, len: usize) -> Result<SeqSer<'a, 't>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_tuple(len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_tuple(len)
     }
     fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<SeqSer<'a, 't>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_tuple_struct(name, len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_tuple_struct(name, len)
     }
     fn serialize_tuple_variant(
         self,
@@ -632,13 +684,13 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         variant: &'static str,
         len: usize,
     ) -> Result<Impossible<(), Error>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_tuple_variant(name, i, variant, len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_tuple_variant(name, i, variant, len)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 't>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_map(len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_map(len)
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructSer<'a, 't>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_struct(name, len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_struct(name, len)
     }
     fn serialize_struct_variant(
         self,
@@ -647,7 +699,7 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         variant: &'static str,
         len: usize,
     ) -> Result<StructSer<'a, 't>> {
-        ValueSer { s: self, slot: Slot::root() }.serialize_struct_variant(name, i, variant, len)
+        ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_struct_variant(name, i, variant, len)
     }
 }
 
@@ -717,13 +769,13 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
         if slot.presence {
             if slot.prop.is_some_and(|p| p.dynamic) || !matches!(slot.kind, Kind::Object(_) | Kind::Auto) {
                 // The presence bit is written with the value.
-                return v.serialize(ValueSer { s: self.s, slot });
+                return v.serialize(ValueSer { s: self.s, slot, variant: None });
             }
             // A pointer: the presence layer is this Option; an inner Option means null.
             self.s.w.write_bool(true);
             slot.presence = false;
         }
-        v.serialize(ValueSer { s: self.s, slot })
+        v.serialize(ValueSer { s: self.s, slot, variant: None })
     }
     fn serialize_unit(self) -> Result<()> {
         self.s.null(self.slot)
@@ -731,8 +783,14 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
         self.s.null(self.slot)
     }
-    fn serialize_unit_variant(self, _name: &'static str, _i: u32, variant: &'static str) -> Result<()> {
+    fn serialize_unit_variant(self, _name: &'static str, i: u32, variant: &'static str) -> Result<()> {
         match self.slot.kind {
+            Kind::Enum if !self.s.string_enums => {
+                match self.slot.enum_def().and_then(|d| d.value_of_variant(i, variant)) {
+                    Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
+                    None => self.s.string(self.slot, variant),
+                }
+            }
             Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(self.slot, variant),
             _ => Err(mismatch(&self.slot, "a unit variant")),
         }
@@ -742,10 +800,10 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
         if slot.kind == Kind::Auto && name.starts_with(MARKER) {
             if let Some((kind, type_name)) = marker_kind(name) {
                 slot.kind = kind;
-                slot.auto_type = Some(type_name);
+                slot.auto_type = auto_type_code(type_name);
             }
         }
-        v.serialize(ValueSer { s: self.s, slot })
+        v.serialize(ValueSer { s: self.s, slot, variant: None })
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
@@ -756,14 +814,13 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     ) -> Result<()> {
         match self.slot.kind {
             Kind::Object(_) | Kind::Auto => {
-                let slot = Slot { variant: Some(variant), ..self.slot };
-                v.serialize(ValueSer { s: self.s, slot })
+                v.serialize(ValueSer { s: self.s, slot: self.slot, variant: Some(variant) })
             }
             _ => Err(mismatch(&self.slot, "a newtype variant")),
         }
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
-        let len = len.ok_or(Error::new(ErrorKind::Unsupported("sequences of unknown length")))?;
+        let len = len.ok_or_else(|| Error::new(ErrorKind::Unsupported("sequences of unknown length")))?;
         self.seq(len, true)
     }
     fn serialize_tuple(self, len: usize) -> Result<SeqSer<'a, 't>> {
@@ -795,13 +852,13 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
         if name.starts_with(MARKER) && slot.kind == Kind::Auto {
             if let Some((Kind::Leaf(leaf), type_name)) = marker_kind(name) {
                 slot.kind = Kind::Leaf(leaf);
-                slot.auto_type = Some(type_name);
+                slot.auto_type = auto_type_code(type_name);
             }
         }
         match slot.kind {
             Kind::Leaf(leaf) => Ok(StructSer(StructInner::Leaf(LeafSer::new(self.s, slot, leaf)?))),
             Kind::Object(_) | Kind::Auto => {
-                let class = self.s.resolve_class(name, &slot)?;
+                let class = self.s.resolve_static(name, &slot, self.variant)?;
                 let state = self.s.begin_object(slot, class)?;
                 Ok(StructSer(StructInner::Object(self.s, state)))
             }
@@ -815,8 +872,7 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
         variant: &'static str,
         len: usize,
     ) -> Result<StructSer<'a, 't>> {
-        let slot = Slot { variant: Some(variant), ..self.slot };
-        ValueSer { s: self.s, slot }.serialize_struct(variant, len)
+        ValueSer { s: self.s, slot: self.slot, variant: Some(variant) }.serialize_struct(variant, len)
     }
 }
 
@@ -862,7 +918,7 @@ impl SeqSer<'_, '_> {
     fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         match &mut self.0 {
             SeqInner::Container { s, slot, .. } | SeqInner::Fixed { s, slot, .. } => {
-                v.serialize(ValueSer { s, slot: *slot })
+                v.serialize(ValueSer { s, slot: *slot, variant: None })
             }
             SeqInner::Leaf(l) => v.serialize(LeafElemSer { l }),
         }
@@ -932,7 +988,7 @@ impl ser::SerializeStruct for StructSer<'_, '_> {
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> Result<()> {
         match &mut self.0 {
-            StructInner::Object(s, st) => s.field(st, key, v),
+            StructInner::Object(s, st) => s.field(st, Key::Static(key), v),
             StructInner::Leaf(l) => l.field(key, v),
         }
     }
@@ -987,12 +1043,14 @@ impl ser::SerializeMap for MapSer<'_, '_> {
                         let class = match k.as_str() {
                             "$__type" => {
                                 let name = v.serialize(KeySer)?;
-                                s.resolve_class(&name, slot)?
+                                s.resolve_class(&name, slot, None)?
                             }
                             "$__hash" => {
                                 let hash = v.serialize(U32Ser)?;
-                                let idx =
-                                    s.types.index_of_hash(hash).ok_or(Error::new(ErrorKind::UnknownType(hash)))?;
+                                let idx = s
+                                    .types
+                                    .index_of_hash(hash)
+                                    .ok_or_else(|| Error::new(ErrorKind::UnknownType(hash)))?;
                                 s.types.get(idx)
                             }
                             _ => {
@@ -1009,7 +1067,7 @@ impl ser::SerializeMap for MapSer<'_, '_> {
                         if k.starts_with("$__") {
                             return Ok(());
                         }
-                        s.field(st, &k, v)
+                        s.field(st, Key::Dynamic(&k), v)
                     }
                 }
             }
@@ -1039,7 +1097,7 @@ pub struct LeafSer<'a, 't> {
 
 impl<'a, 't> LeafSer<'a, 't> {
     fn new(s: &'a mut Serializer<'t>, slot: Slot<'t>, leaf: Leaf) -> Result<Self> {
-        if slot.prop.is_some_and(|p| p.dynamic) && !slot.element {
+        if slot.container {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
         }
         Ok(LeafSer { s, slot, leaf, vals: [Scalar::UInt(0); 9], next: 0, filled: 0 })

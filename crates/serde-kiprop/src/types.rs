@@ -29,6 +29,25 @@ pub(crate) fn marker_kind(name: &str) -> Option<(Kind, &'static str)> {
     crate::schema::AUTO_TYPES.iter().find(|(t, _)| *t == rest).map(|(t, p)| (Kind::Prim(*p), *t))
 }
 
+/// A small code for the exact type string of a marker (0 = none): `AUTO_TYPES` index + 1, or
+/// 64 + the leaf's index.
+pub(crate) fn auto_type_code(name: &'static str) -> u8 {
+    if let Some(i) = crate::schema::AUTO_TYPES.iter().position(|(t, _)| *t == name) {
+        return i as u8 + 1;
+    }
+    Leaf::ALL.iter().position(|l| l.type_name() == name).map_or(0, |i| 64 + i as u8)
+}
+
+/// The type string behind [`auto_type_code`].
+#[inline]
+pub(crate) fn auto_type_name(code: u8) -> Option<&'static str> {
+    match code {
+        0 => None,
+        64.. => Leaf::ALL.get(usize::from(code - 64)).map(|l| l.type_name()),
+        _ => crate::schema::AUTO_TYPES.get(usize::from(code - 1)).map(|(t, _)| *t),
+    }
+}
+
 fn ser_fields<S: Serializer, T: Serialize>(
     s: S,
     name: &'static str,
