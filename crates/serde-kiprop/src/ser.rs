@@ -17,7 +17,9 @@ use crate::value::Value;
 /// ```
 /// # use serde_kiprop::{Serializer, TypeList, Options};
 /// # use serde::Serialize;
-/// # let types = TypeList::from_schemas(&[&serde_kiprop::ClassSchema::new("class A", &[serde_kiprop::PropertySchema::new("x")])]);
+/// # static A: serde_kiprop::ClassSchema =
+/// #     serde_kiprop::ClassSchema::new("class A", &[serde_kiprop::PropertySchema::new("x")]);
+/// # let types = TypeList::from_schemas(&[&A]);
 /// #[derive(Serialize)]
 /// #[serde(rename = "class A")]
 /// struct A { x: u32 }

@@ -25,8 +25,10 @@
 //!
 //! ```
 //! use serde_kiprop::{TypeList, Value, xml};
-//! # let types = TypeList::from_schemas(&[&serde_kiprop::ClassSchema::new("class A", &[
-//! #     serde_kiprop::PropertySchema::new("m_x").ty("int"), serde_kiprop::PropertySchema::new("m_ids").ty("unsigned int").dynamic()])]);
+//! # use serde_kiprop::{ClassSchema, PropertySchema as P};
+//! # static A: ClassSchema =
+//! #     ClassSchema::new("class A", &[P::new("m_x").ty("int"), P::new("m_ids").ty("unsigned int").dynamic()]);
+//! # let types = TypeList::from_schemas(&[&A]);
 //! let value = Value::from_json(r#"{"$__type": "class A", "m_x": -3, "m_ids": [1, 2]}"#)?;
 //! let text = xml::to_string(&value, &types)?;
 //! assert!(text.contains("<m_ids>1</m_ids>\n    <m_ids>2</m_ids>"));
