@@ -660,6 +660,22 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
 
     fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         match self.slot.kind {
+            Kind::Object(Some(c)) if self.slot.container() && self.d.types.get(c).props.len() == 2 => {
+                let n = self.d.len(false)?;
+                if u64::from(n) > self.d.cur.remaining_bits(self.d.input.data()) {
+                    return Err(self.d.eof());
+                }
+                self.d.enter()?;
+                let class = self.d.types.get(c);
+                let slot = self.slot.element_of();
+                let mut access = PairsAccess { d: &mut *self.d, class, slot, left: n, saved: None };
+                let value = v.visit_map(&mut access)?;
+                if access.left != 0 {
+                    return Err(self.mismatch("a map that reads all its entries"));
+                }
+                self.d.leave();
+                Ok(value)
+            }
             Kind::Leaf(_) | Kind::Object(_) if !self.slot.container() => self.any(v),
             _ => Err(self.mismatch("a map")),
         }
@@ -974,6 +990,59 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
             }
             _ => self.value(seed),
         }
+    }
+}
+
+/// A container of (key, value) objects as a map.
+struct PairsAccess<'a, 'de, 't, I: Input<'de>> {
+    d: &'a mut Deserializer<'de, 't, I>,
+    class: &'t ClassDef,
+    slot: DSlot<'t>,
+    left: u32,
+    /// The entry object being read: (end, next property index).
+    saved: Option<(u64, usize)>,
+}
+
+impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let class = match self.d.read_tag(&self.slot)? {
+            Some(c) if std::ptr::eq(c, self.class) => c,
+            _ => {
+                return Err(self.d.err(ErrorKind::Mismatch {
+                    field: self.slot.name().to_owned(),
+                    expected: format!("a {} entry", self.class.name),
+                }));
+            }
+        };
+        let mut acc = self.d.object_body(class, false)?;
+        let key = match acc.next_property()? {
+            Some(_) if acc.idx == 1 => acc.value(seed)?,
+            _ => return Err(Error::mismatch(&class.name, "the key property first")),
+        };
+        self.saved = Some((acc.end, acc.idx));
+        Ok(Some(key))
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        let (end, idx) = self.saved.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
+        let mut acc =
+            ObjectAccess { d: &mut *self.d, class: self.class, end, idx, header: 4, pending: None, done: false };
+        let value = match acc.next_property()? {
+            Some(_) if acc.idx == 2 => acc.value(seed)?,
+            _ => return Err(Error::mismatch(&self.class.name, "the value property second")),
+        };
+        acc.finish()?;
+        Ok(value)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some((self.left as usize).min(4096))
     }
 }
 

@@ -840,8 +840,19 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     ) -> Result<Impossible<(), Error>> {
         Err(Error::new(ErrorKind::Unsupported("tuple variants")))
     }
-    fn serialize_map(self, _len: Option<usize>) -> Result<MapSer<'a, 't>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 't>> {
         match self.slot.kind {
+            // A map in a container of two-property objects: one (key, value) object per entry.
+            Kind::Object(Some(c)) if self.slot.container && self.s.types.get(c).props.len() == 2 => {
+                let len = len.ok_or_else(|| Error::new(ErrorKind::Unsupported("maps of unknown length")))?;
+                self.s.check_len(len, false)?;
+                let slot = self.slot;
+                let patch = self.s.open(&slot, None)?;
+                self.s.enter()?;
+                self.s.w.write_len(len as u32, self.s.compact, false);
+                let class = self.s.types.get(c);
+                Ok(MapSer(MapInner::Pairs { s: self.s, slot: slot.element_of(), class, patch, state: None }))
+            }
             Kind::Leaf(leaf) => Ok(MapSer(MapInner::Leaf(LeafSer::new(self.s, self.slot, leaf)?, None))),
             Kind::Object(_) | Kind::Auto => {
                 Ok(MapSer(MapInner::Object { s: self.s, slot: self.slot, state: None, key: None }))
@@ -1018,7 +1029,19 @@ impl ser::SerializeStructVariant for StructSer<'_, '_> {
 pub struct MapSer<'a, 't>(MapInner<'a, 't>);
 
 enum MapInner<'a, 't> {
-    Object { s: &'a mut Serializer<'t>, slot: Slot<'t>, state: Option<ObjectState<'t>>, key: Option<String> },
+    Pairs {
+        s: &'a mut Serializer<'t>,
+        slot: Slot<'t>,
+        class: &'t ClassDef,
+        patch: Option<Patch>,
+        state: Option<ObjectState<'t>>,
+    },
+    Object {
+        s: &'a mut Serializer<'t>,
+        slot: Slot<'t>,
+        state: Option<ObjectState<'t>>,
+        key: Option<String>,
+    },
     Leaf(LeafSer<'a, 't>, Option<String>),
 }
 
@@ -1026,14 +1049,26 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        if let MapInner::Pairs { s, slot, class, state, .. } = &mut self.0 {
+            let mut st = s.begin_object(*slot, class)?;
+            s.field(&mut st, Key::Dynamic(&class.props[0].name), key)?;
+            *state = Some(st);
+            return Ok(());
+        }
         let k = key.serialize(KeySer)?;
         match &mut self.0 {
             MapInner::Object { key, .. } | MapInner::Leaf(_, key) => *key = Some(k),
+            MapInner::Pairs { .. } => {}
         }
         Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         match &mut self.0 {
+            MapInner::Pairs { s, class, state, .. } => {
+                let mut st = state.take().ok_or_else(|| Error::custom_msg("map value before its key".into()))?;
+                s.field(&mut st, Key::Dynamic(&class.props[1].name), v)?;
+                s.end_object(st)
+            }
             MapInner::Leaf(l, key) => {
                 let k = key.take().unwrap_or_default();
                 if k.starts_with('$') { Ok(()) } else { l.field(&k, v) }
@@ -1077,6 +1112,11 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     }
     fn end(self) -> Result<()> {
         match self.0 {
+            MapInner::Pairs { s, patch, .. } => {
+                s.depth += 1;
+                s.close(patch);
+                Ok(())
+            }
             MapInner::Leaf(l, _) => l.finish(),
             MapInner::Object { s, slot, state, .. } => match state {
                 Some(st) => s.end_object(st),
