@@ -531,3 +531,27 @@ proptest! {
         prop_assert_eq!(reader.from_slice::<Everything>(&bytes, &types).unwrap(), v);
     }
 }
+
+#[test]
+fn maps_are_containers_of_key_value_objects() {
+    use std::collections::BTreeMap;
+    static BAG: ClassSchema = ClassSchema::new("class Bag", &[P::new("m_stats").ty("class Stat").dynamic()]);
+    static STAT: ClassSchema =
+        ClassSchema::new("class Stat", &[P::new("m_key").ty("std::string"), P::new("m_value").ty("int")]);
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename = "class Bag")]
+    struct Bag {
+        m_stats: BTreeMap<String, i32>,
+    }
+    let types = TypeList::from_schemas(&[&BAG, &STAT]);
+    let bag = Bag { m_stats: BTreeMap::from([("gold".to_owned(), 10), ("xp".to_owned(), -3)]) };
+    for opts in [Options::new().property_mask(0), Options::new().deep(true)] {
+        let bytes = opts.to_vec(&bag, &types).unwrap();
+        assert_eq!(opts.from_slice::<Bag>(&bytes, &types).unwrap(), bag);
+        // The dynamic view: a list of Stat objects.
+        let v: Value = opts.from_slice(&bytes, &types).unwrap();
+        let Some(Value::List(items)) = v.get("m_stats") else { panic!("{v:?}") };
+        assert_eq!(items[1].get("m_key"), Some(&Value::String("xp".into())));
+        assert_eq!(opts.to_vec(&v, &types).unwrap(), bytes);
+    }
+}
