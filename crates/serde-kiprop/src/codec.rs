@@ -148,7 +148,7 @@ impl BitCursor {
     }
 
     /// Reads one simple numeric type (everything but strings).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_scalar(&mut self, data: &[u8], prim: Prim) -> Result<Scalar, Eof> {
         Ok(match prim {
             Prim::Bool => Scalar::Bool(self.read_bits(data, 1)? != 0),
@@ -376,7 +376,7 @@ impl BitWriter {
 
     /// Writes a simple numeric value as `prim`, aligning first when the type is aligned. Values
     /// are truncated to the type's width (range checks belong to the caller).
-    #[inline]
+    #[inline(always)]
     pub fn write_scalar(&mut self, prim: Prim, v: Scalar) {
         match prim {
             Prim::Bool => self.write_bool(v.as_bits() != 0),

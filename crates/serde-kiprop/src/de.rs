@@ -426,9 +426,19 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
         })
     }
 
-    /// A numeric read: the property's type, or the Rust type's when there is none.
-    #[inline]
+    /// A numeric read: the property's type, or the Rust type's when there is none. When the
+    /// property's type is the Rust type's (the common case), the read is specialised inline.
+    #[inline(always)]
     fn number<V: Visitor<'de>>(self, hint: Prim, v: V) -> Result<V::Value> {
+        if self.slot.kind == Kind::Prim(hint) && !self.slot.container() {
+            let s = self.d.scalar(hint)?;
+            return visit_scalar(s, v);
+        }
+        self.number_slow(hint, v)
+    }
+
+    #[inline(never)]
+    fn number_slow<V: Visitor<'de>>(self, hint: Prim, v: V) -> Result<V::Value> {
         if self.slot.container() {
             return Err(self.mismatch(hint.type_name()));
         }

@@ -174,12 +174,18 @@ impl<'t> Serializer<'t> {
             },
             _ => prop.hash,
         };
+        Ok(Some(self.header(hash)))
+    }
+
+    /// Writes a deep property header (size placeholder + hash) from the unaligned position.
+    #[inline(always)]
+    fn header(&mut self, hash: u32) -> Patch {
         let start = self.w.bit_pos();
         self.w.align();
         let size_pos = self.w.bit_pos();
         self.w.write_u32(0);
         self.w.write_bits(hash, 32);
-        Ok(Some(Patch { start, size_pos }))
+        Patch { start, size_pos }
     }
 
     #[inline]
@@ -204,8 +210,20 @@ impl<'t> Serializer<'t> {
     #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
         if let Kind::Prim(p) = slot.kind {
-            if !(slot.presence | slot.header | slot.container) && fits(p, v) {
-                self.w.write_scalar(p, v);
+            // (A deep header needs the property's own hash: not for `Auto` properties.)
+            let typed = !slot.header || slot.prop.is_some_and(|prop| prop.kind == slot.kind);
+            if !(slot.presence | slot.container) && typed && fits(p, v) {
+                let patch = match (slot.header, slot.prop) {
+                    (true, Some(prop)) => Some(self.header(prop.hash)),
+                    _ => None,
+                };
+                // The property's type is usually the Rust type's: a constant after inlining.
+                if p == auto {
+                    self.w.write_scalar(auto, v);
+                } else {
+                    self.w.write_scalar(p, v);
+                }
+                self.close(patch);
                 return Ok(());
             }
         }
