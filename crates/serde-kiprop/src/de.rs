@@ -285,6 +285,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         if tag == 0 {
             return if slot.root { Err(self.err(ErrorKind::NullRoot)) } else { Ok(None) };
         }
+        // The declared class is the usual one: no map lookup.
+        if let Kind::Object(Some(expected)) = slot.kind {
+            let c = self.types.get(expected);
+            if c.hash == tag {
+                return Ok(Some(c));
+            }
+        }
         match self.types.index_of_hash(tag) {
             Some(i) => Ok(Some(self.types.get(i))),
             None if self.skip_unknown && !slot.root => {

@@ -528,7 +528,9 @@ impl<'t> Serializer<'t> {
 
     fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
         if self.shallow {
-            self.flush_buffered(&mut st)?;
+            if !st.buffered.is_empty() {
+                self.flush_buffered(&mut st)?;
+            }
             let class = st.class;
             for (i, prop) in class.props.iter().enumerate().skip(st.cursor) {
                 if !self.opts.includes(prop.flags) {
@@ -1150,7 +1152,8 @@ pub struct LeafSer<'a, 't> {
     s: &'a mut Serializer<'t>,
     slot: Slot<'t>,
     leaf: Leaf,
-    vals: [Scalar; 9],
+    /// Components as their 32-bit patterns (every leaf component is 8 or 32 bits wide).
+    vals: [u32; 9],
     next: usize,
     filled: u16,
 }
@@ -1160,7 +1163,7 @@ impl<'a, 't> LeafSer<'a, 't> {
         if slot.container {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
         }
-        Ok(LeafSer { s, slot, leaf, vals: [Scalar::UInt(0); 9], next: 0, filled: 0 })
+        Ok(LeafSer { s, slot, leaf, vals: [0; 9], next: 0, filled: 0 })
     }
 
     fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
@@ -1181,7 +1184,7 @@ impl<'a, 't> LeafSer<'a, 't> {
         if !fits(prim, v) {
             return Err(Error::mismatch(self.slot.name(), format!("a {} component, got {v:?}", prim.type_name())));
         }
-        self.vals[self.next] = v;
+        self.vals[self.next] = if prim == Prim::F32 { v.as_f32().to_bits() } else { v.as_bits() as u32 };
         self.filled |= 1 << self.next;
         self.next += 1;
         Ok(())
@@ -1194,7 +1197,12 @@ impl<'a, 't> LeafSer<'a, 't> {
         let patch = self.s.open(&self.slot, Some(self.leaf.type_name()))?;
         let prim = self.leaf.component();
         for v in &self.vals[..self.leaf.len()] {
-            self.s.w.write_scalar(prim, *v);
+            if prim == Prim::U8 {
+                self.s.w.align();
+                self.s.w.write_bits(*v, 8);
+            } else {
+                self.s.w.write_u32(*v);
+            }
         }
         self.s.close(patch);
         Ok(())
