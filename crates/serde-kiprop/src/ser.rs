@@ -1,4 +1,4 @@
-//! The serde `Serializer`: writes derived structs (and [`Value`](crate::Value)s) as KI objects,
+//! The serde `Serializer`: writes derived structs (and [`Value`]s) as KI objects,
 //! driven by the class schemas of a [`TypeList`].
 
 use serde_core::ser::{self, Impossible, Serialize};
