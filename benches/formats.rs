@@ -85,6 +85,7 @@ fn main() {
         };
     }
     for_each_codec!(bench_codec);
+    rig::kiprop::bench(&mut c, &data, &mut rows);
 
     c.final_summary();
     rig::report::print(started, &rows);

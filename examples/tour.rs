@@ -131,6 +131,58 @@ struct Format {
     decode: Decode,
 }
 
+/// The tour's types as KingsIsle classes (static schemas: no type list file needed). The stats map
+/// is a container of (key, value) objects, the way KI classes hold maps.
+mod kiprop_classes {
+    use serde_gamefmt::kiprop::{ClassSchema, Options, PropertySchema as P, TypeList, serializer_flags};
+    use std::sync::OnceLock;
+
+    static GAME_STATE: ClassSchema = ClassSchema::new(
+        "class GameState",
+        &[
+            P::new("tick").ty("unsigned __int64"),
+            P::new("map").ty("std::string"),
+            P::new("players").ty("class Player").dynamic(),
+        ],
+    );
+    static PLAYER: ClassSchema = ClassSchema::new(
+        "class Player",
+        &[
+            P::new("id").ty("unsigned int"),
+            P::new("name").ty("std::string"),
+            P::new("position").ty("class Vector3D"),
+            P::new("hp").ty("int"),
+            P::new("inventory").ty("class Item").dynamic(),
+            P::new("flags")
+                .ty("enum PlayerFlag")
+                .options(&[("Admin", 0), ("Muted", 1), ("Premium", 2), ("Afk", 3)])
+                .dynamic(),
+            P::new("guild").ty("class Guild*"),
+            P::new("stats").ty("class Stat").dynamic(),
+        ],
+    );
+    static ITEM: ClassSchema = ClassSchema::new(
+        "class Item",
+        &[P::new("id").ty("unsigned int"), P::new("name").ty("std::string"), P::new("count").ty("unsigned short")],
+    );
+    static GUILD: ClassSchema =
+        ClassSchema::new("class Guild", &[P::new("name").ty("std::string"), P::new("rank").ty("unsigned char")]);
+    static STAT: ClassSchema =
+        ClassSchema::new("class Stat", &[P::new("key").ty("std::string"), P::new("value").ty("__int64")]);
+
+    pub(crate) fn types() -> &'static TypeList {
+        static TYPES: OnceLock<TypeList> = OnceLock::new();
+        TYPES.get_or_init(|| TypeList::from_schemas(&[&GAME_STATE, &PLAYER, &ITEM, &GUILD, &STAT]))
+    }
+
+    /// Network state: shallow, every property, compact length prefixes, flags stored.
+    pub(crate) fn options() -> Options {
+        Options::new()
+            .property_mask(0)
+            .flags(serializer_flags::STATEFUL_FLAGS | serializer_flags::COMPACT_LENGTH_PREFIXES)
+    }
+}
+
 fn formats() -> Vec<Format> {
     vec![
         Format {
@@ -146,6 +198,13 @@ fn formats() -> Vec<Format> {
             excerpt: Excerpt::Text,
             encode: |v| serde_json::to_vec(v).map_err(|e| e.to_string()),
             decode: |b| serde_json::from_slice(b).map_err(|e| e.to_string()),
+        },
+        Format {
+            name: "serde-kiprop",
+            what: "KingsIsle ObjectProperty (Wizard101): bit-packed shallow network state, compact lengths, static KI classes",
+            excerpt: Excerpt::Hex,
+            encode: |v| kiprop_classes::options().to_vec(v, kiprop_classes::types()).map_err(|e| e.to_string()),
+            decode: |b| kiprop_classes::options().from_slice(b, kiprop_classes::types()).map_err(|e| e.to_string()),
         },
     ]
 }

@@ -25,6 +25,11 @@ fn every_codec_round_trips_every_dataset() {
 }
 
 #[test]
+fn kiprop_rows_round_trip() {
+    rig::kiprop::check(&Datasets::generate(0.05));
+}
+
+#[test]
 fn report_table_shape() {
     use rig::report::{Timing, render};
     use std::collections::BTreeMap;

@@ -1,0 +1,945 @@
+//! The low-level codec, independent of serde: an LSB-first bit reader and writer with a 64-bit
+//! cache, the alignment rules, compact and plain length prefixes, and the KI simple and leaf types.
+//!
+//! Bit order: a value of `n` bits takes the next `n` bits of the stream, bit `k` of the value from
+//! stream bit `pos + k`, and bit 0 of each byte comes first (like `bitter`'s little-endian reader).
+//! *Align* skips to the next byte boundary; readers ignore padding bits, writers write zeros.
+//!
+//! ```
+//! use serde_kiprop::codec::{BitReader, BitWriter};
+//! let mut w = BitWriter::new();
+//! w.write_bool(true);
+//! w.write_bits(0b101, 3);
+//! w.write_u32(0xDEAD_BEEF); // aligned first
+//! let bytes = w.finish();
+//! assert_eq!(bytes, [0b1011, 0xEF, 0xBE, 0xAD, 0xDE]);
+//! let mut r = BitReader::new(&bytes);
+//! assert_eq!(r.read_bool().unwrap(), true);
+//! assert_eq!(r.read_bits(3).unwrap(), 0b101);
+//! assert_eq!(r.read_u32().unwrap(), 0xDEAD_BEEF);
+//! ```
+
+/// The input ended before a value was complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Eof;
+
+impl std::fmt::Display for Eof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("unexpected end of input")
+    }
+}
+
+impl std::error::Error for Eof {}
+
+#[inline(always)]
+const fn mask(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// Bit-reading state without the data: the deserializer keeps the data in its input (borrowed or
+/// inflated) and passes it to every call. [`BitReader`] bundles both for standalone use.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BitCursor {
+    /// Index of the next byte to move into the cache.
+    pos: usize,
+    /// Valid bits are the low `bits` bits.
+    cache: u64,
+    bits: u32,
+}
+
+impl BitCursor {
+    #[inline(always)]
+    fn refill(&mut self, data: &[u8]) {
+        if let Some(chunk) = data.get(self.pos..self.pos + 8) {
+            let v = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            let take = (64 - self.bits) / 8;
+            if take == 8 {
+                self.cache = v;
+            } else {
+                self.cache |= (v & mask(take * 8)) << self.bits;
+            }
+            self.pos += take as usize;
+            self.bits += take * 8;
+        } else {
+            while self.bits <= 56 && self.pos < data.len() {
+                self.cache |= u64::from(data[self.pos]) << self.bits;
+                self.pos += 1;
+                self.bits += 8;
+            }
+        }
+    }
+
+    /// Reads `n ≤ 32` bits.
+    #[inline(always)]
+    pub(crate) fn read_bits(&mut self, data: &[u8], n: u32) -> Result<u32, Eof> {
+        debug_assert!(n <= 32);
+        if self.bits < n {
+            self.refill(data);
+            if self.bits < n {
+                return Err(Eof);
+            }
+        }
+        let v = self.cache & mask(n);
+        self.cache >>= n;
+        self.bits -= n;
+        Ok(v as u32)
+    }
+
+    #[inline(always)]
+    pub(crate) fn align(&mut self) {
+        let r = self.bits & 7;
+        self.cache >>= r;
+        self.bits -= r;
+    }
+
+    /// Current position in bits from the start of the data.
+    #[inline(always)]
+    pub(crate) fn bit_pos(&self) -> u64 {
+        self.pos as u64 * 8 - u64::from(self.bits)
+    }
+
+    /// Bits left in `data` after the current position.
+    #[inline(always)]
+    pub(crate) fn remaining_bits(&self, data: &[u8]) -> u64 {
+        data.len() as u64 * 8 - self.bit_pos()
+    }
+
+    /// Aligns, then claims the next `n` bytes and returns their start offset in `data`.
+    #[inline]
+    pub(crate) fn take_bytes(&mut self, data: &[u8], n: usize) -> Result<usize, Eof> {
+        self.align();
+        let start = self.pos - (self.bits / 8) as usize;
+        if n > data.len() - start {
+            return Err(Eof);
+        }
+        self.pos = start + n;
+        self.cache = 0;
+        self.bits = 0;
+        Ok(start)
+    }
+
+    /// Moves to the absolute bit position `target` (which must be within `data`).
+    pub(crate) fn seek(&mut self, data: &[u8], target: u64) -> Result<(), Eof> {
+        if target > data.len() as u64 * 8 {
+            return Err(Eof);
+        }
+        self.pos = (target / 8) as usize;
+        self.cache = 0;
+        self.bits = 0;
+        let rest = (target % 8) as u32;
+        if rest > 0 {
+            self.read_bits(data, rest)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) fn read_u32(&mut self, data: &[u8]) -> Result<u32, Eof> {
+        self.align();
+        self.read_bits(data, 32)
+    }
+
+    #[inline(always)]
+    pub(crate) fn read_u64(&mut self, data: &[u8]) -> Result<u64, Eof> {
+        self.align();
+        let lo = self.read_bits(data, 32)?;
+        let hi = self.read_bits(data, 32)?;
+        Ok(u64::from(lo) | (u64::from(hi) << 32))
+    }
+
+    /// Reads one simple numeric type (everything but strings).
+    #[inline(always)]
+    pub(crate) fn read_scalar(&mut self, data: &[u8], prim: Prim) -> Result<Scalar, Eof> {
+        Ok(match prim {
+            Prim::Bool => Scalar::Bool(self.read_bits(data, 1)? != 0),
+            Prim::I8 => {
+                self.align();
+                Scalar::Int(i64::from(self.read_bits(data, 8)? as u8 as i8))
+            }
+            Prim::U8 => {
+                self.align();
+                Scalar::UInt(u64::from(self.read_bits(data, 8)?))
+            }
+            Prim::I16 => {
+                self.align();
+                Scalar::Int(i64::from(self.read_bits(data, 16)? as u16 as i16))
+            }
+            Prim::U16 => {
+                self.align();
+                Scalar::UInt(u64::from(self.read_bits(data, 16)?))
+            }
+            Prim::I32 => Scalar::Int(i64::from(self.read_u32(data)? as i32)),
+            Prim::U32 => Scalar::UInt(u64::from(self.read_u32(data)?)),
+            Prim::I64 => Scalar::Int(self.read_u64(data)? as i64),
+            Prim::U64 => Scalar::UInt(self.read_u64(data)?),
+            Prim::F32 => Scalar::F32(f32::from_bits(self.read_u32(data)?)),
+            Prim::F64 => Scalar::F64(f64::from_bits(self.read_u64(data)?)),
+            Prim::SBits(n) => {
+                let n = u32::from(n);
+                let v = self.read_bits(data, n)?;
+                let shift = 64 - n;
+                Scalar::Int(((u64::from(v) << shift) as i64) >> shift)
+            }
+            Prim::UBits(n) => Scalar::UInt(u64::from(self.read_bits(data, u32::from(n))?)),
+            Prim::Str | Prim::WStr => unreachable_scalar(),
+        })
+    }
+
+    /// Reads a length prefix: compact (1 bit + 7 or 31 bits, unaligned) or plain (`u16` for
+    /// strings, `u32` for containers, aligned).
+    #[inline]
+    pub(crate) fn read_len(&mut self, data: &[u8], compact: bool, string: bool) -> Result<u32, Eof> {
+        if compact {
+            let large = self.read_bits(data, 1)? != 0;
+            self.read_bits(data, if large { 31 } else { 7 })
+        } else if string {
+            self.align();
+            self.read_bits(data, 16)
+        } else {
+            self.read_u32(data)
+        }
+    }
+}
+
+#[cold]
+fn unreachable_scalar() -> Scalar {
+    // Strings are never read through `read_scalar`; the serde layer routes them separately.
+    Scalar::UInt(0)
+}
+
+/// A bit reader over a byte slice (the standalone form of the decoder's reader).
+#[derive(Debug, Clone)]
+pub struct BitReader<'a> {
+    data: &'a [u8],
+    cur: BitCursor,
+}
+
+impl<'a> BitReader<'a> {
+    /// A reader at the start of `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        BitReader { data, cur: BitCursor::default() }
+    }
+
+    /// Reads `n ≤ 32` bits, unaligned.
+    pub fn read_bits(&mut self, n: u32) -> Result<u32, Eof> {
+        assert!(n <= 32, "read_bits reads at most 32 bits");
+        self.cur.read_bits(self.data, n)
+    }
+
+    /// Reads one bit.
+    pub fn read_bool(&mut self) -> Result<bool, Eof> {
+        Ok(self.cur.read_bits(self.data, 1)? != 0)
+    }
+
+    /// Skips to the next byte boundary.
+    pub fn align(&mut self) {
+        self.cur.align();
+    }
+
+    /// Aligns, then reads a little-endian `u32`.
+    pub fn read_u32(&mut self) -> Result<u32, Eof> {
+        self.cur.read_u32(self.data)
+    }
+
+    /// Aligns, then reads a little-endian `u64`.
+    pub fn read_u64(&mut self) -> Result<u64, Eof> {
+        self.cur.read_u64(self.data)
+    }
+
+    /// Reads a simple numeric value of the given type (aligned or not, per the type).
+    ///
+    /// # Panics
+    /// For [`Prim::Str`] and [`Prim::WStr`]: use [`read_string`](Self::read_string) and
+    /// [`read_wstring`](Self::read_wstring).
+    pub fn read_scalar(&mut self, prim: Prim) -> Result<Scalar, Eof> {
+        assert!(!matches!(prim, Prim::Str | Prim::WStr), "strings have their own readers");
+        self.cur.read_scalar(self.data, prim)
+    }
+
+    /// Reads a length prefix (see [`BitWriter::write_len`]).
+    pub fn read_len(&mut self, compact: bool, string: bool) -> Result<u32, Eof> {
+        self.cur.read_len(self.data, compact, string)
+    }
+
+    /// Reads a `std::string`: a length prefix, then that many raw bytes (aligned when not empty).
+    pub fn read_string(&mut self, compact: bool) -> Result<&'a [u8], Eof> {
+        let n = self.cur.read_len(self.data, compact, true)? as usize;
+        if n == 0 {
+            return Ok(&[]);
+        }
+        let start = self.cur.take_bytes(self.data, n)?;
+        Ok(&self.data[start..start + n])
+    }
+
+    /// Reads a `std::wstring`: a length prefix counting UTF-16 code units, then the units (LE).
+    pub fn read_wstring(&mut self, compact: bool) -> Result<Vec<u16>, Eof> {
+        let n = self.cur.read_len(self.data, compact, true)? as usize;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let start = self.cur.take_bytes(self.data, n.checked_mul(2).ok_or(Eof)?)?;
+        Ok(self.data[start..start + 2 * n].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+    }
+
+    /// Reads a KI leaf struct: its components in wire order (for `class Color`: b, g, r, a).
+    pub fn read_leaf(&mut self, leaf: Leaf) -> Result<LeafValue, Eof> {
+        let mut out = [Scalar::UInt(0); 9];
+        for slot in out.iter_mut().take(leaf.len()) {
+            *slot = self.cur.read_scalar(self.data, leaf.component())?;
+        }
+        Ok(LeafValue { leaf, wire: out })
+    }
+
+    /// Current position in bits.
+    pub fn bit_pos(&self) -> u64 {
+        self.cur.bit_pos()
+    }
+
+    /// Bits left after the current position.
+    pub fn remaining_bits(&self) -> u64 {
+        self.cur.remaining_bits(self.data)
+    }
+}
+
+/// A bit writer into a growable buffer. Padding bits are zero.
+#[derive(Debug, Clone, Default)]
+pub struct BitWriter {
+    buf: Vec<u8>,
+    /// Pending bits (fewer than 32 after every call).
+    cache: u64,
+    bits: u32,
+}
+
+impl BitWriter {
+    /// An empty writer.
+    pub fn new() -> Self {
+        BitWriter::default()
+    }
+
+    /// A writer that appends to `buf` (whose length must be a whole number of bytes already written).
+    pub fn from_vec(buf: Vec<u8>) -> Self {
+        BitWriter { buf, cache: 0, bits: 0 }
+    }
+
+    /// Writes the low `n ≤ 32` bits of `v`.
+    #[inline(always)]
+    pub fn write_bits(&mut self, v: u32, n: u32) {
+        debug_assert!(n <= 32);
+        self.cache |= (u64::from(v) & mask(n)) << self.bits;
+        self.bits += n;
+        if self.bits >= 32 {
+            self.buf.extend_from_slice(&(self.cache as u32).to_le_bytes());
+            self.cache >>= 32;
+            self.bits -= 32;
+        }
+    }
+
+    /// Writes one bit.
+    #[inline(always)]
+    pub fn write_bool(&mut self, v: bool) {
+        self.write_bits(u32::from(v), 1);
+    }
+
+    /// Pads with zero bits to the next byte boundary.
+    #[inline(always)]
+    pub fn align(&mut self) {
+        self.bits = (self.bits + 7) & !7;
+        if self.bits >= 32 {
+            self.buf.extend_from_slice(&(self.cache as u32).to_le_bytes());
+            self.cache >>= 32;
+            self.bits -= 32;
+        }
+    }
+
+    /// Aligns, then writes a little-endian `u32`.
+    #[inline(always)]
+    pub fn write_u32(&mut self, v: u32) {
+        self.align();
+        if self.bits == 0 {
+            self.buf.extend_from_slice(&v.to_le_bytes());
+        } else {
+            self.write_bits(v, 32);
+        }
+    }
+
+    /// Aligns, then writes a little-endian `u64`.
+    #[inline(always)]
+    pub fn write_u64(&mut self, v: u64) {
+        self.align();
+        if self.bits == 0 {
+            self.buf.extend_from_slice(&v.to_le_bytes());
+        } else {
+            self.write_bits(v as u32, 32);
+            self.write_bits((v >> 32) as u32, 32);
+        }
+    }
+
+    /// Writes a simple numeric value as `prim`, aligning first when the type is aligned. Values
+    /// are truncated to the type's width (range checks belong to the caller).
+    #[inline(always)]
+    pub fn write_scalar(&mut self, prim: Prim, v: Scalar) {
+        match prim {
+            Prim::Bool => self.write_bool(v.as_bits() != 0),
+            Prim::I8 | Prim::U8 => {
+                self.align();
+                self.write_bits(v.as_bits() as u32, 8);
+            }
+            Prim::I16 | Prim::U16 => {
+                self.align();
+                self.write_bits(v.as_bits() as u32, 16);
+            }
+            Prim::I32 | Prim::U32 => self.write_u32(v.as_bits() as u32),
+            Prim::I64 | Prim::U64 => self.write_u64(v.as_bits()),
+            Prim::F32 => self.write_u32(v.as_f32().to_bits()),
+            Prim::F64 => self.write_u64(v.as_f64().to_bits()),
+            Prim::SBits(n) | Prim::UBits(n) => self.write_bits(v.as_bits() as u32, u32::from(n)),
+            Prim::Str | Prim::WStr => {}
+        }
+    }
+
+    /// Writes a length prefix. Compact: one bit `is_large`, then 7 bits when `n < 128`, else 31
+    /// bits (unaligned). Plain: aligned `u16` for strings, aligned `u32` for containers.
+    ///
+    /// The caller guarantees `n` fits (`< 2^31` compact, `< 2^16` plain strings).
+    #[inline]
+    pub fn write_len(&mut self, n: u32, compact: bool, string: bool) {
+        if compact {
+            if n < 128 {
+                self.write_bits(n << 1, 8);
+            } else {
+                self.write_bits(1 | (n << 1), 32);
+            }
+        } else if string {
+            self.align();
+            self.write_bits(n, 16);
+        } else {
+            self.write_u32(n);
+        }
+    }
+
+    /// Aligns, then writes raw bytes.
+    #[inline]
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        self.align();
+        self.flush_bytes();
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Writes a `std::string` (length prefix + bytes). The caller checks the length limit.
+    pub fn write_string(&mut self, bytes: &[u8], compact: bool) {
+        self.write_len(bytes.len() as u32, compact, true);
+        if !bytes.is_empty() {
+            self.write_bytes(bytes);
+        }
+    }
+
+    /// Writes a `std::wstring` from UTF-16 code units (length prefix counts units).
+    pub fn write_wstring(&mut self, units: &[u16], compact: bool) {
+        self.write_len(units.len() as u32, compact, true);
+        if !units.is_empty() {
+            self.align();
+            self.flush_bytes();
+            self.buf.reserve(units.len() * 2);
+            for u in units {
+                self.buf.extend_from_slice(&u.to_le_bytes());
+            }
+        }
+    }
+
+    /// Writes a KI leaf struct from its components in wire order.
+    pub fn write_leaf(&mut self, v: &LeafValue) {
+        for s in &v.wire[..v.leaf.len()] {
+            self.write_scalar(v.leaf.component(), *s);
+        }
+    }
+
+    /// Moves every whole pending byte into the buffer.
+    #[inline]
+    fn flush_bytes(&mut self) {
+        while self.bits >= 8 {
+            self.buf.push(self.cache as u8);
+            self.cache >>= 8;
+            self.bits -= 8;
+        }
+    }
+
+    /// Current position in bits.
+    #[inline(always)]
+    pub fn bit_pos(&self) -> u64 {
+        self.buf.len() as u64 * 8 + u64::from(self.bits)
+    }
+
+    /// Overwrites the `u32` written earlier at the byte-aligned bit position `bit_pos`.
+    ///
+    /// # Panics
+    /// If `bit_pos` is not byte-aligned or the four bytes have not all been written yet.
+    pub fn patch_u32(&mut self, bit_pos: u64, v: u32) {
+        assert!(bit_pos % 8 == 0, "patch positions are byte-aligned");
+        self.flush_bytes();
+        let at = (bit_pos / 8) as usize;
+        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// Pads to a whole byte and returns the bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        self.align();
+        self.flush_bytes();
+        self.buf
+    }
+
+    /// Bytes written so far, padded to a whole byte (the writer can go on).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.clone().finish()
+    }
+}
+
+/// A simple value as read from or written to the stream.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// `bool`.
+    Bool(bool),
+    /// A signed integer of any width.
+    Int(i64),
+    /// An unsigned integer of any width.
+    UInt(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+}
+
+impl Scalar {
+    /// The raw two's-complement bits (floats convert to integers first, truncating).
+    #[inline]
+    pub fn as_bits(self) -> u64 {
+        match self {
+            Scalar::Bool(b) => u64::from(b),
+            Scalar::Int(v) => v as u64,
+            Scalar::UInt(v) => v,
+            Scalar::F32(v) => v as i64 as u64,
+            Scalar::F64(v) => v as i64 as u64,
+        }
+    }
+
+    /// As `f32`.
+    #[inline]
+    pub fn as_f32(self) -> f32 {
+        match self {
+            Scalar::F32(v) => v,
+            Scalar::F64(v) => v as f32,
+            Scalar::Int(v) => v as f32,
+            Scalar::UInt(v) => v as f32,
+            Scalar::Bool(b) => f32::from(u8::from(b)),
+        }
+    }
+
+    /// As `f64`.
+    #[inline]
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Scalar::F32(v) => f64::from(v),
+            Scalar::F64(v) => v,
+            Scalar::Int(v) => v as f64,
+            Scalar::UInt(v) => v as f64,
+            Scalar::Bool(b) => f64::from(u8::from(b)),
+        }
+    }
+}
+
+/// The simple (non-object) types of the format, by encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Prim {
+    /// `bool`: 1 bit.
+    Bool,
+    /// `char`: i8, aligned.
+    I8,
+    /// `unsigned char`: u8, aligned.
+    U8,
+    /// `short`: i16, aligned.
+    I16,
+    /// `unsigned short`, `wchar_t`: u16, aligned.
+    U16,
+    /// `int`, `long`: i32, aligned.
+    I32,
+    /// `unsigned int`, `unsigned long`: u32, aligned.
+    U32,
+    /// `__int64`, `long long` (an extension: katsuba reads these as objects): i64, aligned.
+    I64,
+    /// `unsigned __int64`, `gid`, `union gid` (and `unsigned long long`): u64, aligned.
+    U64,
+    /// `float`: IEEE-754 bits, aligned.
+    F32,
+    /// `double`: IEEE-754 bits, aligned.
+    F64,
+    /// `bi2`..`bi7` and `s24`: signed, sign-extended, unaligned.
+    SBits(u8),
+    /// `bui2`..`bui7` and `u24`: unsigned, unaligned.
+    UBits(u8),
+    /// `std::string`: length prefix + raw bytes.
+    Str,
+    /// `std::wstring`: length prefix (UTF-16 units) + UTF-16LE.
+    WStr,
+}
+
+impl Prim {
+    /// The canonical C++ type string of this encoding (used for deep-mode hashes when a static
+    /// schema leaves the type to the Rust type).
+    pub const fn type_name(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::I8 => "char",
+            Prim::U8 => "unsigned char",
+            Prim::I16 => "short",
+            Prim::U16 => "unsigned short",
+            Prim::I32 => "int",
+            Prim::U32 => "unsigned int",
+            Prim::I64 => "__int64",
+            Prim::U64 => "unsigned __int64",
+            Prim::F32 => "float",
+            Prim::F64 => "double",
+            Prim::SBits(n) => match n {
+                2 => "bi2",
+                3 => "bi3",
+                4 => "bi4",
+                5 => "bi5",
+                6 => "bi6",
+                7 => "bi7",
+                _ => "s24",
+            },
+            Prim::UBits(n) => match n {
+                2 => "bui2",
+                3 => "bui3",
+                4 => "bui4",
+                5 => "bui5",
+                6 => "bui6",
+                7 => "bui7",
+                _ => "u24",
+            },
+            Prim::Str => "std::string",
+            Prim::WStr => "std::wstring",
+        }
+    }
+
+    /// The range of integers this type holds (`None` for bool, floats and strings).
+    pub const fn int_range(self) -> Option<(i64, u64)> {
+        Some(match self {
+            Prim::I8 => (i8::MIN as i64, i8::MAX as u64),
+            Prim::U8 => (0, u8::MAX as u64),
+            Prim::I16 => (i16::MIN as i64, i16::MAX as u64),
+            Prim::U16 => (0, u16::MAX as u64),
+            Prim::I32 => (i32::MIN as i64, i32::MAX as u64),
+            Prim::U32 => (0, u32::MAX as u64),
+            Prim::I64 => (i64::MIN, i64::MAX as u64),
+            Prim::U64 => (0, u64::MAX),
+            Prim::SBits(n) => (-(1i64 << (n - 1)), (1u64 << (n - 1)) - 1),
+            Prim::UBits(n) => (0, (1u64 << n) - 1),
+            _ => return None,
+        })
+    }
+}
+
+/// The KI leaf structs: fixed groups of simple values, aligned, with no tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Leaf {
+    /// `class Color`: 4 × u8 in the order **b, g, r, a**.
+    Color,
+    /// `class Vector3D`: x, y, z (f32).
+    Vector3D,
+    /// `class Quaternion`: w, x, y, z (f32; katsuba HEAD order, disputed).
+    Quaternion,
+    /// `class Euler`: pitch, yaw, roll (f32; katsuba HEAD order, disputed).
+    Euler,
+    /// `class Matrix3x3`: rows i, j, k of 3 × f32.
+    Matrix3x3,
+    /// `class Point<int>`: x, y (i32).
+    PointInt,
+    /// `class Point<unsigned int>`: x, y (u32).
+    PointUInt,
+    /// `class Point<unsigned char>`: x, y (u8).
+    PointUChar,
+    /// `class Point<float>`: x, y (f32).
+    PointFloat,
+    /// `class Size<int>`: width, height (i32).
+    SizeInt,
+    /// `class Rect<int>`: left, top, right, bottom (i32).
+    RectInt,
+    /// `class Rect<float>`: left, top, right, bottom (f32).
+    RectFloat,
+}
+
+impl Leaf {
+    /// Every leaf type.
+    pub const ALL: [Leaf; 12] = [
+        Leaf::Color,
+        Leaf::Vector3D,
+        Leaf::Quaternion,
+        Leaf::Euler,
+        Leaf::Matrix3x3,
+        Leaf::PointInt,
+        Leaf::PointUInt,
+        Leaf::PointUChar,
+        Leaf::PointFloat,
+        Leaf::SizeInt,
+        Leaf::RectInt,
+        Leaf::RectFloat,
+    ];
+
+    /// The exact C++ type string.
+    pub const fn type_name(self) -> &'static str {
+        match self {
+            Leaf::Color => "class Color",
+            Leaf::Vector3D => "class Vector3D",
+            Leaf::Quaternion => "class Quaternion",
+            Leaf::Euler => "class Euler",
+            Leaf::Matrix3x3 => "class Matrix3x3",
+            Leaf::PointInt => "class Point<int>",
+            Leaf::PointUInt => "class Point<unsigned int>",
+            Leaf::PointUChar => "class Point<unsigned char>",
+            Leaf::PointFloat => "class Point<float>",
+            Leaf::SizeInt => "class Size<int>",
+            Leaf::RectInt => "class Rect<int>",
+            Leaf::RectFloat => "class Rect<float>",
+        }
+    }
+
+    /// The component type.
+    pub const fn component(self) -> Prim {
+        match self {
+            Leaf::Color | Leaf::PointUChar => Prim::U8,
+            Leaf::PointInt | Leaf::SizeInt | Leaf::RectInt => Prim::I32,
+            Leaf::PointUInt => Prim::U32,
+            _ => Prim::F32,
+        }
+    }
+
+    /// Number of scalar components.
+    pub const fn len(self) -> usize {
+        match self {
+            Leaf::Color | Leaf::Quaternion | Leaf::RectInt | Leaf::RectFloat => 4,
+            Leaf::Vector3D | Leaf::Euler => 3,
+            Leaf::Matrix3x3 => 9,
+            _ => 2,
+        }
+    }
+
+    /// Always false: every leaf has components (here for clippy's `len_without_is_empty`).
+    pub const fn is_empty(self) -> bool {
+        false
+    }
+
+    /// Field names in wire order; a field covers [`group`](Self::group) scalars (3 for the
+    /// matrix rows, else 1).
+    pub const fn fields(self) -> &'static [&'static str] {
+        match self {
+            Leaf::Color => &["b", "g", "r", "a"],
+            Leaf::Vector3D => &["x", "y", "z"],
+            Leaf::Quaternion => &["w", "x", "y", "z"],
+            Leaf::Euler => &["pitch", "yaw", "roll"],
+            Leaf::Matrix3x3 => &["i", "j", "k"],
+            Leaf::PointInt | Leaf::PointUInt | Leaf::PointUChar | Leaf::PointFloat => &["x", "y"],
+            Leaf::SizeInt => &["width", "height"],
+            Leaf::RectInt | Leaf::RectFloat => &["left", "top", "right", "bottom"],
+        }
+    }
+
+    /// Field names in display order (katsuba's JSON order: `r, g, b, a` for colors).
+    pub const fn display_fields(self) -> &'static [&'static str] {
+        match self {
+            Leaf::Color => &["r", "g", "b", "a"],
+            other => other.fields(),
+        }
+    }
+
+    /// Scalars per field.
+    pub const fn group(self) -> usize {
+        if matches!(self, Leaf::Matrix3x3) { 3 } else { 1 }
+    }
+
+    /// Wire index of the first scalar of field `name`.
+    pub fn field_start(self, name: &str) -> Option<usize> {
+        self.fields().iter().position(|f| *f == name).map(|i| i * self.group())
+    }
+}
+
+/// A leaf struct's components in wire order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LeafValue {
+    /// Which leaf.
+    pub leaf: Leaf,
+    /// Components in wire order; only the first `leaf.len()` are meaningful.
+    pub wire: [Scalar; 9],
+}
+
+/// What a C++ property type string means for the encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    /// A simple value.
+    Prim(Prim),
+    /// A leaf struct.
+    Leaf(Leaf),
+    /// Anything else: an object (type tag + properties), by value or behind a pointer.
+    Object,
+}
+
+/// Classifies a C++ type string exactly as written in type lists (katsuba's table plus the
+/// signed/unsigned 64-bit spellings it lacks).
+pub fn classify(type_name: &str) -> TypeKind {
+    use Prim::*;
+    let prim = match type_name {
+        "bool" => Bool,
+        "char" => I8,
+        "unsigned char" => U8,
+        "short" => I16,
+        "unsigned short" | "wchar_t" => U16,
+        "int" | "long" => I32,
+        "unsigned int" | "unsigned long" => U32,
+        "__int64" | "long long" => I64,
+        "unsigned __int64" | "gid" | "union gid" | "unsigned long long" => U64,
+        "float" => F32,
+        "double" => F64,
+        "bi2" => SBits(2),
+        "bi3" => SBits(3),
+        "bi4" => SBits(4),
+        "bi5" => SBits(5),
+        "bi6" => SBits(6),
+        "bi7" => SBits(7),
+        "s24" => SBits(24),
+        "bui2" => UBits(2),
+        "bui3" => UBits(3),
+        "bui4" => UBits(4),
+        "bui5" => UBits(5),
+        "bui6" => UBits(6),
+        "bui7" => UBits(7),
+        "u24" => UBits(24),
+        "std::string" => Str,
+        "std::wstring" => WStr,
+        other => {
+            return Leaf::ALL.iter().find(|l| l.type_name() == other).map_or(TypeKind::Object, |l| TypeKind::Leaf(*l));
+        }
+    };
+    TypeKind::Prim(prim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lsb_first_bits_and_alignment() {
+        let mut w = BitWriter::new();
+        w.write_bool(true);
+        w.write_bits(0b10, 2);
+        w.write_bits(0x7F, 7);
+        w.write_u32(0x0403_0201);
+        w.write_bits(0xABCDE, 20);
+        w.write_u64(0x1122_3344_5566_7788);
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes);
+        assert!(r.read_bool().unwrap());
+        assert_eq!(r.read_bits(2).unwrap(), 0b10);
+        assert_eq!(r.read_bits(7).unwrap(), 0x7F);
+        assert_eq!(r.read_u32().unwrap(), 0x0403_0201);
+        assert_eq!(r.read_bits(20).unwrap(), 0xABCDE);
+        assert_eq!(r.read_u64().unwrap(), 0x1122_3344_5566_7788);
+        assert!(r.remaining_bits() < 8);
+        // bool, 2 bits, 7 bits: 1 | 0b10 << 1 | 0x7F << 3 = 0x3FD, then the aligned u32.
+        assert_eq!(&bytes[..3], &[0b1111_1101, 0b11, 0x01]);
+    }
+
+    #[test]
+    fn compact_lengths() {
+        for (n, expect) in [(0u32, vec![0u8]), (5, vec![10]), (127, vec![254]), (128, vec![1, 1, 0, 0])] {
+            let mut w = BitWriter::new();
+            w.write_len(n, true, true);
+            assert_eq!(w.to_bytes(), expect, "n = {n}");
+            assert_eq!(BitReader::new(&expect).read_len(true, true).unwrap(), n);
+        }
+        // The long form is accepted for small values too.
+        let mut w = BitWriter::new();
+        w.write_bits(1 | (5 << 1), 32);
+        assert_eq!(BitReader::new(&w.finish()).read_len(true, false).unwrap(), 5);
+    }
+
+    #[test]
+    fn signed_bit_integers_sign_extend() {
+        let mut w = BitWriter::new();
+        w.write_scalar(Prim::SBits(5), Scalar::Int(-16));
+        w.write_scalar(Prim::SBits(24), Scalar::Int(-8_388_608));
+        w.write_scalar(Prim::UBits(7), Scalar::UInt(127));
+        let b = w.finish();
+        let mut r = BitReader::new(&b);
+        assert_eq!(r.read_scalar(Prim::SBits(5)).unwrap(), Scalar::Int(-16));
+        assert_eq!(r.read_scalar(Prim::SBits(24)).unwrap(), Scalar::Int(-8_388_608));
+        assert_eq!(r.read_scalar(Prim::UBits(7)).unwrap(), Scalar::UInt(127));
+    }
+
+    #[test]
+    fn color_is_bgra_on_the_wire() {
+        let mut w = BitWriter::new();
+        let v = LeafValue {
+            leaf: Leaf::Color,
+            wire: [
+                Scalar::UInt(3),
+                Scalar::UInt(2),
+                Scalar::UInt(1),
+                Scalar::UInt(255),
+                Scalar::UInt(0),
+                Scalar::UInt(0),
+                Scalar::UInt(0),
+                Scalar::UInt(0),
+                Scalar::UInt(0),
+            ],
+        };
+        w.write_bool(true);
+        w.write_leaf(&v);
+        let b = w.finish();
+        assert_eq!(b, [1, 3, 2, 1, 255]);
+        let mut r = BitReader::new(&b);
+        r.read_bool().unwrap();
+        assert_eq!(r.read_leaf(Leaf::Color).unwrap(), v);
+        assert_eq!(Leaf::Color.field_start("r"), Some(2));
+        assert_eq!(Leaf::Matrix3x3.field_start("k"), Some(6));
+    }
+
+    #[test]
+    fn strings_align_only_when_not_empty() {
+        let mut w = BitWriter::new();
+        w.write_bool(true);
+        w.write_string(b"", true);
+        w.write_bool(true);
+        w.write_string(b"hi", true);
+        w.write_wstring(&[0x41, 0xE9], false);
+        let b = w.finish();
+        let mut r = BitReader::new(&b);
+        assert!(r.read_bool().unwrap());
+        assert_eq!(r.read_string(true).unwrap(), b"");
+        assert!(r.read_bool().unwrap());
+        assert_eq!(r.read_string(true).unwrap(), b"hi");
+        assert_eq!(r.read_wstring(false).unwrap(), vec![0x41, 0xE9]);
+        // bool(1) + prefix 0 (8) + bool(1) at bit 9 + prefix 2<<1 at bits 10..18, then the
+        // aligned payload at byte 3.
+        assert_eq!(&b[..5], &[0b0000_0001, 0b0001_0010, 0, b'h', b'i']);
+    }
+
+    #[test]
+    fn truncated_input_is_eof() {
+        let mut r = BitReader::new(&[0xFF]);
+        assert_eq!(r.read_u32(), Err(Eof));
+        let mut r = BitReader::new(&[0x04, 0x00]);
+        assert_eq!(r.read_string(true), Err(Eof));
+    }
+
+    #[test]
+    fn classify_types() {
+        assert_eq!(classify("gid"), TypeKind::Prim(Prim::U64));
+        assert_eq!(classify("class Point<unsigned char>"), TypeKind::Leaf(Leaf::PointUChar));
+        assert_eq!(classify("class SharedPointer<class Foo>"), TypeKind::Object);
+        assert_eq!(classify("enum School"), TypeKind::Object);
+        for p in [Prim::Bool, Prim::SBits(3), Prim::UBits(24), Prim::WStr, Prim::I64] {
+            assert_eq!(classify(p.type_name()), TypeKind::Prim(p));
+        }
+        for l in Leaf::ALL {
+            assert_eq!(classify(l.type_name()), TypeKind::Leaf(l));
+        }
+    }
+}

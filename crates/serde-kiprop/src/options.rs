@@ -1,0 +1,335 @@
+//! Everything configurable, and the framing around the object stream: `BINd` magic, manual
+//! compression, STATEFUL_FLAGS and the WITH_COMPRESSION flag byte.
+
+use std::io::{Read, Write};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// SerializerFlags: how the stream is laid out.
+pub mod serializer_flags {
+    /// A `u32` of flags is stored at the start of the data and replaces the reader's flags.
+    pub const STATEFUL_FLAGS: u32 = 1 << 0;
+    /// Compact length prefixes for strings and containers.
+    pub const COMPACT_LENGTH_PREFIXES: u32 = 1 << 1;
+    /// Enums are written as their option names.
+    pub const HUMAN_READABLE_ENUMS: u32 = 1 << 2;
+    /// A flag byte (+ size + zlib) precedes the object.
+    pub const WITH_COMPRESSION: u32 = 1 << 3;
+    /// An absent DELTA_ENCODE property is an error.
+    pub const FORBID_DELTA_ENCODE: u32 = 1 << 4;
+}
+
+use serializer_flags::*;
+
+/// The `BINd` magic of game files.
+pub const BIND_MAGIC: [u8; 4] = *b"BINd";
+
+/// Which properties shallow mode includes, given the property mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaskPredicate {
+    /// The property has **all** mask bits (katsuba, the default).
+    All,
+    /// The property has **any** mask bit.
+    Any,
+}
+
+/// Options for encoding and decoding.
+///
+/// Defaults follow katsuba's `SerializerOptions` (shallow, flags 0, mask
+/// `TRANSMIT | PRIVILEGED_TRANSMIT`), plus this crate's safety limits and deep-mode recovery:
+///
+/// | option | default |
+/// |---|---|
+/// | [`flags`](Self::flags) | 0 |
+/// | [`shallow`](Self::shallow) / [`deep`](Self::deep) | shallow |
+/// | [`property_mask`](Self::property_mask) | `0x18` (TRANSMIT \| PRIVILEGED_TRANSMIT) |
+/// | [`mask_predicate`](Self::mask_predicate) | [`MaskPredicate::All`] |
+/// | [`skip_deprecated`](Self::skip_deprecated) | true |
+/// | [`manual_compression`](Self::manual_compression) | false |
+/// | [`skip_unknown`](Self::skip_unknown) | true (deep mode only) |
+/// | [`recursion_limit`](Self::recursion_limit) | 128 |
+/// | [`max_decompressed_size`](Self::max_decompressed_size) | 64 MiB |
+/// | [`bind_file`](Self::bind_file) | false |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub(crate) flags: u32,
+    pub(crate) shallow: bool,
+    pub(crate) property_mask: u32,
+    pub(crate) mask_predicate: MaskPredicate,
+    pub(crate) skip_deprecated: bool,
+    pub(crate) manual_compression: bool,
+    pub(crate) skip_unknown: bool,
+    pub(crate) recursion_limit: u32,
+    pub(crate) max_decompressed_size: usize,
+    pub(crate) bind_file: bool,
+    pub(crate) compression_level: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// The defaults (see the table above).
+    pub const fn new() -> Self {
+        Options {
+            flags: 0,
+            shallow: true,
+            property_mask: crate::flags::TRANSMIT | crate::flags::PRIVILEGED_TRANSMIT,
+            mask_predicate: MaskPredicate::All,
+            skip_deprecated: true,
+            manual_compression: false,
+            skip_unknown: true,
+            recursion_limit: 128,
+            max_decompressed_size: 64 << 20,
+            bind_file: false,
+            compression_level: 6,
+        }
+    }
+
+    /// The options of a game file: `BINd` magic, deep mode, STATEFUL_FLAGS.
+    pub const fn game_file() -> Self {
+        Options::new().bind_file(true)
+    }
+
+    /// SerializerFlags (see [`serializer_flags`]). For writing, the flags that shape the stream
+    /// (stored in it with STATEFUL_FLAGS); for reading, the flags to assume (replaced by the
+    /// stored ones when STATEFUL_FLAGS is set).
+    pub const fn flags(mut self, flags: u32) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// Shallow mode (network state: properties in id order, masked, no sizes or hashes).
+    pub const fn shallow(mut self, shallow: bool) -> Self {
+        self.shallow = shallow;
+        self
+    }
+
+    /// Deep mode (files: object and property sizes and hashes, any order).
+    pub const fn deep(mut self, deep: bool) -> Self {
+        self.shallow = !deep;
+        self
+    }
+
+    /// The property mask of shallow mode (ignored in deep mode).
+    pub const fn property_mask(mut self, mask: u32) -> Self {
+        self.property_mask = mask;
+        self
+    }
+
+    /// How the mask selects properties.
+    pub const fn mask_predicate(mut self, predicate: MaskPredicate) -> Self {
+        self.mask_predicate = predicate;
+        self
+    }
+
+    /// Skip DEPRECATED properties in shallow mode (katsuba and kobold do; see the README's
+    /// disputed points). Deep-mode writers never write them; deep-mode readers accept them.
+    pub const fn skip_deprecated(mut self, skip: bool) -> Self {
+        self.skip_deprecated = skip;
+        self
+    }
+
+    /// The whole blob is `u32 uncompressed size` + a zlib stream (some network state).
+    pub const fn manual_compression(mut self, on: bool) -> Self {
+        self.manual_compression = on;
+        self
+    }
+
+    /// Deep mode: skip unknown type tags (the value becomes null) and unknown property hashes
+    /// by their size fields. `false` is katsuba's strict behaviour. Shallow data cannot be skipped.
+    pub const fn skip_unknown(mut self, skip: bool) -> Self {
+        self.skip_unknown = skip;
+        self
+    }
+
+    /// Maximum nesting of objects and containers.
+    pub const fn recursion_limit(mut self, limit: u32) -> Self {
+        self.recursion_limit = limit;
+        self
+    }
+
+    /// Maximum size of any inflated zlib payload.
+    pub const fn max_decompressed_size(mut self, bytes: usize) -> Self {
+        self.max_decompressed_size = bytes;
+        self
+    }
+
+    /// A game file: the `BINd` magic precedes the data, which is deep with STATEFUL_FLAGS
+    /// (setting this turns both on; the stored flags decide the rest when reading).
+    pub const fn bind_file(mut self, on: bool) -> Self {
+        self.bind_file = on;
+        if on {
+            self.shallow = false;
+            self.flags |= STATEFUL_FLAGS;
+        }
+        self
+    }
+
+    /// zlib level 0–9 for WITH_COMPRESSION and manual compression (default 6, zlib's default).
+    pub const fn compression_level(mut self, level: u32) -> Self {
+        self.compression_level = if level > 9 { 9 } else { level };
+        self
+    }
+
+    /// The SerializerFlags.
+    pub const fn get_flags(&self) -> u32 {
+        self.flags
+    }
+
+    /// Whether shallow mode is on.
+    pub const fn is_shallow(&self) -> bool {
+        self.shallow
+    }
+
+    /// The recursion limit.
+    pub const fn get_recursion_limit(&self) -> u32 {
+        self.recursion_limit
+    }
+
+    pub(crate) fn compact(&self) -> bool {
+        self.flags & COMPACT_LENGTH_PREFIXES != 0
+    }
+
+    pub(crate) fn string_enums(&self) -> bool {
+        self.flags & HUMAN_READABLE_ENUMS != 0
+    }
+
+    /// Whether shallow mode includes a property with these flags.
+    pub(crate) fn includes(&self, flags: u32) -> bool {
+        if self.skip_deprecated && flags & crate::flags::DEPRECATED != 0 {
+            return false;
+        }
+        match self.mask_predicate {
+            MaskPredicate::All => flags & self.property_mask == self.property_mask,
+            MaskPredicate::Any => self.property_mask == 0 || flags & self.property_mask != 0,
+        }
+    }
+}
+
+/// The object stream after framing: borrowed from the input, or inflated.
+pub(crate) enum Body<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+fn take_u32(data: &[u8], at: usize) -> Result<u32> {
+    data.get(at..at + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or_else(|| Error::at(ErrorKind::Eof, at as u64 * 8))
+}
+
+/// Inflates a zlib stream that must produce exactly `size` bytes, at most `limit`.
+pub(crate) fn inflate(zlib: &[u8], size: u32, limit: usize) -> Result<Vec<u8>> {
+    let size = size as usize;
+    if size > limit {
+        return Err(Error::new(ErrorKind::DecompressionLimit { limit }));
+    }
+    // Deflate expands at most ~1032:1, so the announced size cannot force a bigger allocation
+    // than the input can back.
+    let mut out = Vec::with_capacity(size.min(zlib.len().saturating_mul(1032)).min(1 << 20));
+    let mut dec = flate2::read::ZlibDecoder::new(zlib);
+    let read = (&mut dec).take(size as u64 + 1).read_to_end(&mut out);
+    if let Err(e) = read {
+        return Err(Error::new(ErrorKind::Zlib(e.to_string())));
+    }
+    if out.len() != size {
+        return Err(Error::new(ErrorKind::DecompressedSizeMismatch {
+            expected: size as u64,
+            actual: out.len() as u64,
+        }));
+    }
+    // The stream must end here, and nothing may follow it.
+    let mut probe = [0u8; 1];
+    match dec.read(&mut probe) {
+        Ok(0) => {}
+        Ok(_) => {
+            return Err(Error::new(ErrorKind::DecompressedSizeMismatch {
+                expected: size as u64,
+                actual: size as u64 + 1,
+            }));
+        }
+        Err(e) => return Err(Error::new(ErrorKind::Zlib(e.to_string()))),
+    }
+    if dec.total_in() != zlib.len() as u64 {
+        return Err(Error::new(ErrorKind::TrailingData { bits: (zlib.len() as u64 - dec.total_in()) * 8 }));
+    }
+    Ok(out)
+}
+
+pub(crate) fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+    let mut enc =
+        flate2::write::ZlibEncoder::new(Vec::with_capacity(data.len() / 2 + 16), flate2::Compression::new(level));
+    // Writing into a Vec cannot fail.
+    let _ = enc.write_all(data);
+    enc.finish().unwrap_or_default()
+}
+
+/// Strips the framing: returns the object stream and the effective flags.
+pub(crate) fn unframe<'a>(input: &'a [u8], opts: &Options) -> Result<(Body<'a>, u32)> {
+    let mut input = input;
+    if opts.bind_file {
+        input = input.strip_prefix(&BIND_MAGIC).ok_or_else(|| Error::new(ErrorKind::BadMagic))?;
+    }
+    let mut flags = opts.flags;
+    let owned;
+    let mut data: &[u8] = input;
+    let mut inflated = false;
+    if opts.manual_compression {
+        let size = take_u32(data, 0)?;
+        owned = inflate(&data[4..], size, opts.max_decompressed_size)?;
+        data = &owned;
+        inflated = true;
+    }
+    let mut at = 0;
+    if flags & STATEFUL_FLAGS != 0 {
+        flags = take_u32(data, 0)?;
+        at = 4;
+    }
+    if flags & WITH_COMPRESSION != 0 {
+        let compressed = *data.get(at).ok_or_else(|| Error::at(ErrorKind::Eof, at as u64 * 8))?;
+        at += 1;
+        if compressed != 0 {
+            let size = take_u32(data, at)?;
+            let body = inflate(&data[at + 4..], size, opts.max_decompressed_size)?;
+            return Ok((Body::Owned(body), flags));
+        }
+    }
+    if inflated { Ok((Body::Owned(data[at..].to_vec()), flags)) } else { Ok((Body::Borrowed(&input[at..]), flags)) }
+}
+
+/// Wraps an encoded object stream (written with `flags`) into its framing.
+pub(crate) fn frame(object: Vec<u8>, flags: u32, opts: &Options) -> Vec<u8> {
+    let mut out = Vec::with_capacity(object.len() + 13);
+    if opts.bind_file {
+        out.extend_from_slice(&BIND_MAGIC);
+    }
+    let start = out.len();
+    if flags & STATEFUL_FLAGS != 0 {
+        out.extend_from_slice(&flags.to_le_bytes());
+    }
+    if flags & WITH_COMPRESSION != 0 {
+        let z = deflate(&object, opts.compression_level);
+        if z.len() < object.len() {
+            out.push(1);
+            out.extend_from_slice(&(object.len() as u32).to_le_bytes());
+            out.extend_from_slice(&z);
+        } else {
+            out.push(0);
+            out.extend_from_slice(&object);
+        }
+    } else if out.is_empty() {
+        out = object;
+    } else {
+        out.extend_from_slice(&object);
+    }
+    if opts.manual_compression {
+        let inner = out.split_off(start);
+        out.extend_from_slice(&(inner.len() as u32).to_le_bytes());
+        out.extend_from_slice(&deflate(&inner, opts.compression_level));
+    }
+    out
+}
