@@ -47,12 +47,12 @@ pub struct Deserializer<'de> {
     pending_union: Option<(usize, usize, u8)>,
     /// Size of the last inline vector element read (the vector's stride).
     elem_size: usize,
-    /// Inline struct cursor: next byte, where the innermost struct started, whether it has, its origin and
-    /// its largest member alignment so far.
+    /// Inline struct cursor: next byte, where the innermost struct starts, whether that is known yet, the
+    /// start of the nearest struct whose start is known, and the largest member alignment so far.
     cur: usize,
     s_start: usize,
     s_started: bool,
-    s_origin: usize,
+    s_anchor: usize,
     s_align: usize,
     layouts: Option<Layouts>,
 }
@@ -77,7 +77,7 @@ impl<'de> Deserializer<'de> {
             cur: 0,
             s_start: 0,
             s_started: false,
-            s_origin: 0,
+            s_anchor: 0,
             s_align: 1,
             layouts: None,
         }
@@ -220,15 +220,18 @@ impl<'de> Deserializer<'de> {
         Ok((area, count))
     }
 
-    /// Reads an inline struct member at the struct cursor.
+    /// Reads an inline struct member at the struct cursor, aligned relative to the struct's start.
     #[inline]
     fn member<const N: usize>(&mut self) -> Result<[u8; N]> {
         let a = N.min(8);
-        let pos = (self.cur + a - 1) & !(a - 1);
         if !self.s_started {
+            // A nested struct starts where its first member's alignment puts it (relative to the nearest
+            // ancestor whose start is known); `inline_struct` checks that against the struct's alignment.
             self.s_started = true;
-            self.s_start = pos;
+            self.s_start = self.s_anchor + ((self.cur - self.s_anchor + a - 1) & !(a - 1));
+            self.cur = self.s_start;
         }
+        let pos = self.s_start + ((self.cur - self.s_start + a - 1) & !(a - 1));
         let v = read_array::<N>(self.buf, pos)?;
         self.cur = pos + N;
         if a > self.s_align {
@@ -245,22 +248,32 @@ impl<'de> Deserializer<'de> {
         len: usize,
         visitor: V,
     ) -> Result<(V::Value, usize)> {
-        let saved = (self.cur, self.s_start, self.s_started, self.s_origin, self.s_align);
+        let saved = (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align);
+        let origin = self.cur;
+        let mut check = false;
         match start {
             Some(p) => {
                 self.cur = p;
                 self.s_start = p;
                 self.s_started = true;
-                self.s_origin = p;
+                self.s_anchor = p;
             }
             None => {
-                self.s_origin = self.cur;
-                self.s_started = false;
-                if let Some(a) = self.layouts.as_ref().and_then(|l| l.get(std::any::type_name::<V>())) {
-                    let a = *a;
-                    self.s_start = (self.cur + a - 1) & !(a - 1);
-                    self.s_started = true;
-                    self.cur = self.s_start;
+                if self.s_started {
+                    self.s_anchor = self.s_start;
+                }
+                let known = self.layouts.as_ref().and_then(|l| l.get(std::any::type_name::<V>())).copied();
+                match known {
+                    Some(a) => {
+                        self.s_start = self.s_anchor + ((self.cur - self.s_anchor + a - 1) & !(a - 1));
+                        self.cur = self.s_start;
+                        self.s_started = true;
+                    }
+                    None => {
+                        // First member of its parent: it starts with the parent, whose own check covers it.
+                        check = saved.2;
+                        self.s_started = false;
+                    }
                 }
             }
         }
@@ -270,33 +283,27 @@ impl<'de> Deserializer<'de> {
         if !self.s_started || self.cur == self.s_start {
             return Err(Error::unsupported("an empty FlatBuffers struct"));
         }
-        if start.is_none() {
-            let expected = (self.s_origin + a - 1) & !(a - 1);
+        if check {
+            let expected = self.s_anchor + ((origin - self.s_anchor + a - 1) & !(a - 1));
             if expected != self.s_start {
                 return Err(Error::at(
                     ErrorKind::AmbiguousStructLayout,
-                    self.s_origin,
+                    origin,
                     format!("a nested struct aligned to {a} bytes begins with a smaller member"),
                 ));
             }
         }
-        let size = ((self.cur - self.s_start) + a - 1) & !(a - 1);
-        let end = self.s_start + size;
         let this_start = self.s_start;
-        let (cur, s_start, s_started, s_origin, s_align) = saved;
+        let size = ((self.cur - this_start) + a - 1) & !(a - 1);
+        let (_, s_start, s_started, s_anchor, s_align) = saved;
         if start.is_some() {
-            (self.cur, self.s_start, self.s_started, self.s_origin, self.s_align) = saved;
+            (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align) = saved;
         } else {
-            self.cur = end;
-            self.s_origin = s_origin;
+            self.cur = this_start + size;
+            self.s_anchor = s_anchor;
             self.s_align = s_align.max(a);
-            if s_started {
-                self.s_start = s_start;
-            } else {
-                self.s_started = true;
-                self.s_start = this_start;
-            }
-            let _ = cur;
+            self.s_started = true;
+            self.s_start = if s_started { s_start } else { this_start };
         }
         Ok((value, size))
     }

@@ -169,7 +169,9 @@ impl Schema {
         let root = match &t.root {
             Some(Ty::Table(name)) | Some(Ty::Unit(name)) => name.clone(),
             _ => {
-                return Err(Error::unsupported("the root of a FlatBuffer must be a table (a struct with named fields)"));
+                return Err(Error::unsupported(
+                    "the root of a FlatBuffer must be a table (a struct with named fields)",
+                ));
             }
         };
         let mut defs = Vec::new();

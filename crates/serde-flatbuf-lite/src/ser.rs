@@ -98,16 +98,14 @@ enum Target {
     Elems,
 }
 
-/// The innermost open inline struct. Offsets are relative to `base`, where the outermost struct starts.
+/// The innermost open inline struct. Members are aligned relative to the struct's own start; a nested
+/// struct is moved up to its alignment (relative to its parent's start) when it closes, since only then
+/// is its alignment known.
 #[derive(Debug, Clone, Copy, Default)]
 struct StructState {
     target: Target,
-    base: usize,
-    /// Where this struct may start (the parent's cursor when it opened).
-    origin: usize,
-    /// Where it does start: the origin aligned to its first member's alignment.
+    /// Index of the struct's first byte in the target scratch vector.
     start: usize,
-    started: bool,
     max_align: u8,
 }
 
@@ -328,20 +326,16 @@ impl Serializer {
         }
     }
 
-    /// Appends a member of the open inline struct, aligned to `align` relative to the outermost struct.
+    /// Appends a member of the open inline struct, aligned to `align` relative to the struct's start.
     #[inline]
     fn member(&mut self, bytes: &[u8], align: u8) {
         let st = self.st;
         let a = align as usize;
         let buf = self.struct_buf();
-        let rel = buf.len() - st.base;
+        let rel = buf.len() - st.start;
         let aligned = (rel + a - 1) & !(a - 1);
-        buf.resize(st.base + aligned, 0);
+        buf.resize(st.start + aligned, 0);
         buf.extend_from_slice(bytes);
-        if !st.started {
-            self.st.started = true;
-            self.st.start = aligned;
-        }
         if align > st.max_align {
             self.st.max_align = align;
         }
@@ -349,81 +343,55 @@ impl Serializer {
 
     fn open_struct(&mut self, place: Place) -> Result<StructSer<'_>> {
         let saved = self.st;
-        match place {
-            Place::Member => {
-                let base = saved.base;
-                let origin = self.struct_buf().len() - base;
-                self.st =
-                    StructState { target: saved.target, base, origin, start: origin, started: false, max_align: 1 };
-            }
-            Place::Field { .. } => {
-                let base = self.struct_bytes.len();
-                self.st =
-                    StructState { target: Target::StructBytes, base, origin: 0, start: 0, started: true, max_align: 1 };
-            }
-            Place::Elem => {
-                let base = self.elems.len();
-                self.st = StructState { target: Target::Elems, base, origin: 0, start: 0, started: true, max_align: 1 };
-            }
+        let target = match place {
+            Place::Member => saved.target,
+            Place::Field { .. } => Target::StructBytes,
+            Place::Elem => Target::Elems,
             Place::Root => return Err(root_must_be_table("a FlatBuffers struct")),
             Place::Union { .. } => return Err(union_member("a FlatBuffers struct")),
             Place::MapKey => return Err(Error::unsupported("struct map keys (keys must be integers or strings)")),
-        }
+        };
+        self.st = StructState { target, start: 0, max_align: 1 };
+        self.st.start = self.struct_buf().len();
         Ok(StructSer { s: self, place, saved })
     }
 
     fn close_struct(&mut self, place: Place, saved: StructState) -> Result<Mark> {
         let st = self.st;
         let a = st.max_align as usize;
-        let base = st.base;
+        let mut start = st.start;
+        let buf = self.struct_buf();
+        if buf.len() == start {
+            return Err(Error::unsupported("an empty FlatBuffers struct"));
+        }
+        if place == Place::Member {
+            // Move the nested struct up to its alignment, relative to the parent's start.
+            let origin = start - saved.start;
+            let pad = ((origin + a - 1) & !(a - 1)) - origin;
+            if pad > 0 {
+                buf.splice(start..start, std::iter::repeat_n(0u8, pad));
+                start += pad;
+            }
+        }
+        let size = buf.len() - start;
+        let padded = (size + a - 1) & !(a - 1);
+        buf.resize(start + padded, 0);
         let result = match place {
             Place::Member => {
-                if !st.started {
-                    return Err(Error::unsupported("an empty FlatBuffers struct"));
-                }
-                let expected = (st.origin + a - 1) & !(a - 1);
-                let buf = self.struct_buf();
-                if expected != st.start {
-                    // The struct's alignment turned out larger than its first member's: move it up.
-                    let at = base + st.start;
-                    buf.splice(at..at, std::iter::repeat_n(0u8, expected - st.start));
-                }
-                let size = buf.len() - base - expected;
-                let padded = (size + a - 1) & !(a - 1);
-                buf.resize(base + expected + padded, 0);
                 let mut parent = saved;
-                if !parent.started {
-                    parent.started = true;
-                    parent.start = expected;
-                }
                 parent.max_align = parent.max_align.max(st.max_align);
                 self.st = parent;
                 return Ok(Mark::Done);
             }
             Place::Field { slot, .. } => {
-                let size = self.struct_bytes.len() - base;
-                if size == 0 {
-                    return Err(Error::unsupported("an empty FlatBuffers struct"));
-                }
-                let padded = (size + a - 1) & !(a - 1);
-                self.struct_bytes.resize(base + padded, 0);
-                self.push_field(slot, padded as u32, st.max_align, FieldValue::Bytes(base as u32));
-                Ok(Mark::Done)
+                self.push_field(slot, padded as u32, st.max_align, FieldValue::Bytes(start as u32));
+                Ok(())
             }
-            Place::Elem => {
-                let size = self.elems.len() - base;
-                if size == 0 {
-                    return Err(Error::unsupported("an empty FlatBuffers struct"));
-                }
-                let padded = (size + a - 1) & !(a - 1);
-                self.elems.resize(base + padded, 0);
-                self.elem_kind(VecKind::Inline { size: padded as u32, align: st.max_align }, "a struct")?;
-                Ok(Mark::Done)
-            }
+            Place::Elem => self.elem_kind(VecKind::Inline { size: padded as u32, align: st.max_align }, "a struct"),
             _ => unreachable!("open_struct rejects other places"),
         };
         self.st = saved;
-        result
+        result.map(|()| Mark::Done)
     }
 }
 
@@ -953,7 +921,9 @@ impl ser::SerializeSeq for SeqSer<'_> {
     fn end(self) -> Result<Mark> {
         let s = self.s;
         let dist = match s.vec_kind {
-            VecKind::Empty => s.b.inline_vector(&[], 0, 4)?,
+            // The element type is unknown without elements; the official verifier still checks the (empty)
+            // element area's alignment, so give it the largest one any element type needs.
+            VecKind::Empty => s.b.inline_vector(&[], 0, 8)?,
             VecKind::Inline { align, .. } => {
                 s.b.inline_vector(&s.elems[self.elems_start..], self.count, align as usize)?
             }
