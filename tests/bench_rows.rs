@@ -25,6 +25,11 @@ fn every_codec_round_trips_every_dataset() {
 }
 
 #[test]
+fn official_flatbuffers_rows_round_trip_every_dataset() {
+    rig::flatbuf::assert_official_rows(&Datasets::generate(0.02));
+}
+
+#[test]
 fn report_table_shape() {
     use rig::report::{Timing, render};
     use std::collections::BTreeMap;

@@ -160,7 +160,7 @@ impl<'de> Deserializer<'de> {
             ));
         }
         let t = Table::open(self.buf, pos)?;
-        self.count(t.vt_len + t.size, pos)?;
+        self.count(t.size, pos)?;
         Ok(t)
     }
 

@@ -327,7 +327,7 @@ pub(crate) fn write_table(
 fn vtable_hash(vt: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for pair in vt.chunks_exact(2) {
-        h = (h.rotate_left(5) ^ u64::from(u16::from_le_bytes([pair[0], pair[1]]))).wrapping_mul(0x51_7cc1_b727_220a_95);
+        h = (h.rotate_left(5) ^ u64::from(u16::from_le_bytes([pair[0], pair[1]]))).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
     h
 }

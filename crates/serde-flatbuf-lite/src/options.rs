@@ -115,11 +115,12 @@ impl Options {
         self
     }
 
-    /// Maximum apparent size: the bytes of every object reached while decoding, shared objects counted each
-    /// time (the official verifier's measure). FlatBuffers allows sharing, so a small buffer can describe a
-    /// huge value; decoding into owned Rust values materializes every reference. By default the limit is
-    /// `64 × buffer length + 1 MiB`, at most 2 GiB; `max_apparent_size(1 << 31)` gives the official
-    /// verifier's limit.
+    /// Maximum apparent size: the bytes of every object reached while decoding (table inline parts, strings,
+    /// vectors), shared objects counted each time they are reached, like the official verifier's measure
+    /// (which also counts vtables). FlatBuffers allows sharing, so a small buffer can describe a huge value,
+    /// and decoding into owned Rust values materializes every reference. By default the limit is
+    /// `16 × buffer length + 1 MiB`, at most 2 GiB — unshared data never comes near it; `max_apparent_size(1
+    /// << 31)` gives the official verifier's limit.
     pub fn max_apparent_size(mut self, bytes: usize) -> Self {
         self.max_apparent_size = Some(bytes);
         self
@@ -137,7 +138,7 @@ impl Options {
     }
 
     pub(crate) fn apparent_limit(&self, buffer_len: usize) -> usize {
-        self.max_apparent_size.unwrap_or_else(|| buffer_len.saturating_mul(64).saturating_add(1 << 20).min(1 << 31))
+        self.max_apparent_size.unwrap_or_else(|| buffer_len.saturating_mul(16).saturating_add(1 << 20).min(1 << 31))
     }
 
     /// Encodes `value` (whose top level must be a table: a struct with named fields) into a new vector.

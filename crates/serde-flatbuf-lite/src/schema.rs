@@ -789,7 +789,7 @@ impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
             self.t.define(&entry, Def::Table { fields, key_field: true })?;
             ty = Ty::Vector(Box::new(Ty::Table(entry)));
         }
-        self.defs.push(FieldDef { name, slot: slot as u16, ty, optional: self.t.optional });
+        self.defs.push(FieldDef { name, slot, ty, optional: self.t.optional });
         self.t.optional = false;
         Ok(value)
     }

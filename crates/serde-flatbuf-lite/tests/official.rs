@@ -112,7 +112,7 @@ fn root(r: fb_ext::Root<'_>) -> Root {
         longs: r.longs().map(|v| v.iter().collect()),
         padded: r.padded().map(padded),
         outer: r.outer().map(outer),
-        outers: r.outers().map(|v| v.iter().map(|o| outer(&o)).collect()),
+        outers: r.outers().map(|v| v.iter().map(outer).collect()),
         payload_type: UnionType,
         payload,
         child: r.child().map(|c| Box::new(root(c))),
