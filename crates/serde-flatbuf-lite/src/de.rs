@@ -54,6 +54,8 @@ pub struct Deserializer<'de> {
     s_started: bool,
     s_anchor: usize,
     s_align: usize,
+    /// Inside a nested struct whose start was inferred from its first member (see `inline_struct`).
+    s_guess: bool,
     layouts: Option<Layouts>,
 }
 
@@ -79,6 +81,7 @@ impl<'de> Deserializer<'de> {
             s_started: false,
             s_anchor: 0,
             s_align: 1,
+            s_guess: false,
             layouts: None,
         }
     }
@@ -232,6 +235,9 @@ impl<'de> Deserializer<'de> {
             self.cur = self.s_start;
         }
         let pos = self.s_start + ((self.cur - self.s_start + a - 1) & !(a - 1));
+        if self.s_guess && pos % a != 0 {
+            return Err(ambiguous(self.s_start));
+        }
         let v = read_array::<N>(self.buf, pos)?;
         self.cur = pos + N;
         if a > self.s_align {
@@ -249,6 +255,7 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<(V::Value, usize)> {
         let saved = (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align);
+        let saved_guess = self.s_guess;
         let origin = self.cur;
         let mut check = false;
         match start {
@@ -257,6 +264,7 @@ impl<'de> Deserializer<'de> {
                 self.s_start = p;
                 self.s_started = true;
                 self.s_anchor = p;
+                self.s_guess = false;
             }
             None => {
                 if self.s_started {
@@ -272,6 +280,7 @@ impl<'de> Deserializer<'de> {
                     None => {
                         // First member of its parent: it starts with the parent, whose own check covers it.
                         check = saved.2;
+                        self.s_guess |= check;
                         self.s_started = false;
                     }
                 }
@@ -286,13 +295,10 @@ impl<'de> Deserializer<'de> {
         if check {
             let expected = self.s_anchor + ((origin - self.s_anchor + a - 1) & !(a - 1));
             if expected != self.s_start {
-                return Err(Error::at(
-                    ErrorKind::AmbiguousStructLayout,
-                    origin,
-                    format!("a nested struct aligned to {a} bytes begins with a smaller member"),
-                ));
+                return Err(ambiguous(origin));
             }
         }
+        self.s_guess = saved_guess;
         let this_start = self.s_start;
         let size = ((self.cur - this_start) + a - 1) & !(a - 1);
         let (_, s_start, s_started, s_anchor, s_align) = saved;
@@ -307,6 +313,15 @@ impl<'de> Deserializer<'de> {
         }
         Ok((value, size))
     }
+}
+
+#[cold]
+fn ambiguous(at: usize) -> Error {
+    Error::at(
+        ErrorKind::AmbiguousStructLayout,
+        at,
+        "a nested struct is aligned more strictly than its first member; its offset needs the type's layout",
+    )
 }
 
 /// Whether a struct's fields use explicit slot ids (`name#N`).

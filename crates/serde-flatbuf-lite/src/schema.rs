@@ -454,6 +454,16 @@ impl TraceDe<'_, '_> {
             TPlace::Root => Err(Error::unsupported("the root of a FlatBuffer must be a table")),
             TPlace::UnionValue => Err(Error::unsupported("union members must be tables")),
             _ => {
+                // 128-bit integers are structs of two 64-bit halves.
+                let halves = match ty {
+                    Ty::I128 => Some(("Int128", Ty::I64)),
+                    Ty::U128 => Some(("UInt128", Ty::U64)),
+                    _ => None,
+                };
+                if let Some((name, hi)) = halves {
+                    let members = vec![("lo".to_owned(), Ty::U64), ("hi".to_owned(), hi)];
+                    self.t.define(name, Def::Struct { members, array: None })?;
+                }
                 self.t.last = ty;
                 Ok(())
             }
