@@ -57,6 +57,8 @@ pub struct Deserializer<'de> {
     /// Inside a nested struct whose start was inferred from its first member (see `inline_struct`).
     s_guess: bool,
     layouts: Option<Layouts>,
+    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
+    inline_cache: (usize, bool),
 }
 
 impl<'de> Deserializer<'de> {
@@ -83,7 +85,20 @@ impl<'de> Deserializer<'de> {
             s_align: 1,
             s_guess: false,
             layouts: None,
+            inline_cache: (0, false),
         }
+    }
+
+    /// Whether the named struct is configured as inline (cached by the name's address).
+    #[inline]
+    fn is_inline(&mut self, name: &'static str) -> bool {
+        let key = name.as_ptr() as usize ^ name.len();
+        if self.inline_cache.0 == key {
+            return self.inline_cache.1;
+        }
+        let yes = self.opts.is_inline_struct(name);
+        self.inline_cache = (key, yes);
+        yes
     }
 
     pub(crate) fn set_layouts(&mut self, layouts: Layouts) {
@@ -248,6 +263,7 @@ impl<'de> Deserializer<'de> {
 
     /// Decodes an inline struct starting at `start` (a table field or vector element), or nested in the open
     /// struct at the cursor (`None`). Returns the value and the struct's size.
+    #[inline]
     fn inline_struct<V: Visitor<'de>>(
         &mut self,
         start: Option<usize>,
@@ -601,7 +617,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         let inline = match self.place {
             Place::Member => true,
             Place::Root | Place::Union { .. } => false,
-            _ => self.d.opts.is_inline_struct(name),
+            _ => self.d.is_inline(name),
         };
         if inline { self.inline_struct(fields.len(), visitor) } else { self.table(fields, visitor) }
     }
@@ -666,7 +682,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        if self.opts.is_inline_struct(name) {
+        if self.is_inline(name) {
             return Err(root_must_be_table());
         }
         ValueDe { d: self, place: Place::Root }.table(fields, visitor)
@@ -829,11 +845,120 @@ impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
             return Ok(None);
         }
         self.remaining -= 1;
-        seed.deserialize(ValueDe { d: self.d, place: Place::Member }).map(Some)
+        seed.deserialize(MemberDe { d: self.d }).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.remaining)
+    }
+}
+
+/// Decodes a member of the open inline struct: the hot path of struct-heavy data, without the place
+/// dispatch of [`ValueDe`].
+struct MemberDe<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+}
+
+macro_rules! member_scalars {
+    ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            visitor.$visit(<$ty>::from_le_bytes(self.d.member()?))
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::unsupported("FlatBuffers is not self-describing (`deserialize_any` in a struct)"))
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let [b] = self.d.member::<1>()?;
+        visitor.visit_bool(b != 0)
+    }
+
+    member_scalars! {
+        deserialize_i8: i8 => visit_i8;
+        deserialize_i16: i16 => visit_i16;
+        deserialize_i32: i32 => visit_i32;
+        deserialize_i64: i64 => visit_i64;
+        deserialize_i128: i128 => visit_i128;
+        deserialize_u8: u8 => visit_u8;
+        deserialize_u16: u16 => visit_u16;
+        deserialize_u32: u32 => visit_u32;
+        deserialize_u64: u64 => visit_u64;
+        deserialize_u128: u128 => visit_u128;
+        deserialize_f32: f32 => visit_f32;
+        deserialize_f64: f64 => visit_f64;
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let v = u32::from_le_bytes(self.d.member()?);
+        match char::from_u32(v) {
+            Some(c) => visitor.visit_char(c),
+            None => Err(Error::at(ErrorKind::InvalidValue, self.d.cur - 4, format!("{v:#x} is not a char"))),
+        }
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        Ok(self.d.inline_struct(None, len, visitor)?.0)
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        Ok(self.d.inline_struct(None, len, visitor)?.0)
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        Ok(self.d.inline_struct(None, fields.len(), visitor)?.0)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let [index] = self.d.member::<1>()?;
+        visitor.visit_enum(UnitEnumAccess { index, name })
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    serde_core::forward_to_deserialize_any! {
+        str string bytes byte_buf unit unit_struct seq map identifier
     }
 }
 

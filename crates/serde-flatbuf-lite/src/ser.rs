@@ -60,6 +60,8 @@ pub struct Serializer {
     depth: u32,
     tables: u32,
     root: Option<u32>,
+    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
+    inline_cache: (usize, bool),
 }
 
 /// Where the value being serialized goes.
@@ -170,6 +172,19 @@ impl Serializer {
     /// The finished buffer of the last [`serialize`](Self::serialize) or [`finish`](Self::finish).
     pub fn finished_data(&self) -> &[u8] {
         self.b.data()
+    }
+
+    /// Whether the named struct is configured as an inline struct (cached by the name's address: serde's
+    /// names are `&'static str`s, so the same type passes the same pointer).
+    #[inline]
+    fn is_inline(&mut self, name: &'static str) -> bool {
+        let key = name.as_ptr() as usize ^ name.len();
+        if self.inline_cache.0 == key {
+            return self.inline_cache.1;
+        }
+        let yes = self.opts.is_inline_struct(name);
+        self.inline_cache = (key, yes);
+        yes
     }
 
     #[inline]
@@ -327,20 +342,25 @@ impl Serializer {
     }
 
     /// Appends a member of the open inline struct, aligned to `align` relative to the struct's start.
-    #[inline]
+    #[inline(always)]
     fn member(&mut self, bytes: &[u8], align: u8) {
-        let st = self.st;
-        let a = align as usize;
-        let buf = self.struct_buf();
-        let rel = buf.len() - st.start;
-        let aligned = (rel + a - 1) & !(a - 1);
-        buf.resize(st.start + aligned, 0);
-        buf.extend_from_slice(bytes);
-        if align > st.max_align {
+        if align > self.st.max_align {
             self.st.max_align = align;
         }
+        let start = self.st.start;
+        let buf = match self.st.target {
+            Target::StructBytes => &mut self.struct_bytes,
+            Target::Elems => &mut self.elems,
+        };
+        let a = align as usize;
+        let rel = buf.len() - start;
+        if rel & (a - 1) != 0 {
+            buf.resize(start + ((rel + a - 1) & !(a - 1)), 0);
+        }
+        buf.extend_from_slice(bytes);
     }
 
+    #[inline(always)]
     fn open_struct(&mut self, place: Place) -> Result<StructSer<'_>> {
         let saved = self.st;
         let target = match place {
@@ -356,6 +376,7 @@ impl Serializer {
         Ok(StructSer { s: self, place, saved })
     }
 
+    #[inline(always)]
     fn close_struct(&mut self, place: Place, saved: StructState) -> Result<Mark> {
         let st = self.st;
         let a = st.max_align as usize;
@@ -375,7 +396,9 @@ impl Serializer {
         }
         let size = buf.len() - start;
         let padded = (size + a - 1) & !(a - 1);
-        buf.resize(start + padded, 0);
+        if padded != size {
+            buf.resize(start + padded, 0);
+        }
         let result = match place {
             Place::Member => {
                 let mut parent = saved;
@@ -654,7 +677,7 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         let inline = match self.place {
             Place::Member => true,
             Place::MapKey => return Err(Error::unsupported("struct map keys (keys must be integers or strings)")),
-            _ => self.s.opts.is_inline_struct(name),
+            _ => self.s.is_inline(name),
         };
         if inline {
             Ok(StructOrTable::Struct(self.s.open_struct(self.place)?))
@@ -823,9 +846,10 @@ pub struct StructSer<'a> {
 impl StructSer<'_> {
     #[inline]
     fn member<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(ValueSer { s: self.s, place: Place::Member }).map(drop)
+        value.serialize(MemberSer { s: self.s }).map(drop)
     }
 
+    #[inline(always)]
     fn finish(self) -> Result<Mark> {
         self.s.close_struct(self.place, self.saved)
     }
@@ -840,6 +864,7 @@ impl ser::SerializeTuple for StructSer<'_> {
         self.member(value)
     }
 
+    #[inline]
     fn end(self) -> Result<Mark> {
         self.finish()
     }
@@ -856,6 +881,172 @@ impl ser::SerializeTupleStruct for StructSer<'_> {
 
     fn end(self) -> Result<Mark> {
         self.finish()
+    }
+}
+
+impl ser::SerializeStruct for StructSer<'_> {
+    type Ok = Mark;
+    type Error = Error;
+
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, _key: &'static str, value: &T) -> Result<()> {
+        self.member(value)
+    }
+
+    fn skip_field(&mut self, key: &'static str) -> Result<()> {
+        Err(Error::unsupported(format!(
+            "skipping field `{key}` of a FlatBuffers struct (structs have no optional fields)"
+        )))
+    }
+
+    #[inline]
+    fn end(self) -> Result<Mark> {
+        self.finish()
+    }
+}
+
+/// Serializes a member of the open inline struct: the hot path of struct-heavy data (meshes), kept free
+/// of the place dispatch of [`ValueSer`] so that a whole struct inlines into a few stores.
+pub(crate) struct MemberSer<'a> {
+    s: &'a mut Serializer,
+}
+
+macro_rules! member_scalars {
+    ($($method:ident: $ty:ty => |$v:ident| $bytes:expr, $align:expr;)*) => {$(
+        #[inline]
+        fn $method(self, $v: $ty) -> Result<Mark> {
+            self.s.member(&$bytes, $align);
+            Ok(Mark::Done)
+        }
+    )*};
+}
+
+#[cold]
+fn not_in_struct(what: &str) -> Error {
+    Error::unsupported(format!("a FlatBuffers struct holds only scalars, unit enums and structs, not {what}"))
+}
+
+impl<'a> ser::Serializer for MemberSer<'a> {
+    type Ok = Mark;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<Mark, Error>;
+    type SerializeTuple = StructSer<'a>;
+    type SerializeTupleStruct = StructSer<'a>;
+    type SerializeTupleVariant = ser::Impossible<Mark, Error>;
+    type SerializeMap = ser::Impossible<Mark, Error>;
+    type SerializeStruct = StructSer<'a>;
+    type SerializeStructVariant = ser::Impossible<Mark, Error>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    member_scalars! {
+        serialize_bool: bool => |v| [u8::from(v)], 1;
+        serialize_i8: i8 => |v| v.to_le_bytes(), 1;
+        serialize_i16: i16 => |v| v.to_le_bytes(), 2;
+        serialize_i32: i32 => |v| v.to_le_bytes(), 4;
+        serialize_i64: i64 => |v| v.to_le_bytes(), 8;
+        serialize_i128: i128 => |v| v.to_le_bytes(), 8;
+        serialize_u8: u8 => |v| [v], 1;
+        serialize_u16: u16 => |v| v.to_le_bytes(), 2;
+        serialize_u32: u32 => |v| v.to_le_bytes(), 4;
+        serialize_u64: u64 => |v| v.to_le_bytes(), 8;
+        serialize_u128: u128 => |v| v.to_le_bytes(), 8;
+        serialize_f32: f32 => |v| v.to_le_bytes(), 4;
+        serialize_f64: f64 => |v| v.to_le_bytes(), 8;
+        serialize_char: char => |v| u32::from(v).to_le_bytes(), 4;
+    }
+
+    fn serialize_str(self, _v: &str) -> Result<Mark> {
+        Err(not_in_struct("a string"))
+    }
+
+    fn serialize_bytes(self, _v: &[u8]) -> Result<Mark> {
+        Err(not_in_struct("a byte vector"))
+    }
+
+    fn serialize_none(self) -> Result<Mark> {
+        Err(not_in_struct("`None` (structs have no optional fields)"))
+    }
+
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Mark> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<Mark> {
+        Err(not_in_struct("`()`"))
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<Mark> {
+        Err(not_in_struct("a unit struct"))
+    }
+
+    fn serialize_unit_variant(self, name: &'static str, variant_index: u32, _variant: &'static str) -> Result<Mark> {
+        let index = u8::try_from(variant_index).map_err(|_| {
+            Error::unsupported(format!("enum `{name}` has more than 256 variants; use serde_repr for a wider integer"))
+        })?;
+        self.s.member(&[index], 1);
+        Ok(Mark::Done)
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _name: &'static str, value: &T) -> Result<Mark> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        _variant_index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<Mark> {
+        Err(not_in_struct(&format!("a union (`{name}`)")))
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(not_in_struct("a vector"))
+    }
+
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<StructSer<'a>> {
+        self.s.open_struct(Place::Member)
+    }
+
+    #[inline]
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<StructSer<'a>> {
+        self.s.open_struct(Place::Member)
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        _variant_index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(not_in_struct(&format!("a union (`{name}`)")))
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(not_in_struct("a map"))
+    }
+
+    #[inline]
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<StructSer<'a>> {
+        self.s.open_struct(Place::Member)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        _variant_index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(not_in_struct(&format!("a union (`{name}`)")))
     }
 }
 
@@ -889,6 +1080,7 @@ impl ser::SerializeStruct for StructOrTable<'_> {
         }
     }
 
+    #[inline]
     fn end(self) -> Result<Mark> {
         match self {
             StructOrTable::Table(t) => t.finish(),
