@@ -359,8 +359,6 @@ enum Place {
     Field { pos: usize, slot: usize, table: usize },
     /// A vector element: `inline` if the element type is a scalar or struct, `offset` if it is a uoffset.
     Elem { inline: usize, offset: usize },
-    /// A member of the open inline struct.
-    Member,
     /// A union's table, through the uoffset at `pos`.
     Union { pos: usize },
     /// A map entry without a value.
@@ -384,7 +382,6 @@ impl<'de> ValueDe<'_, 'de> {
                 self.d.elem_size = N;
                 Ok(v)
             }
-            Place::Member => self.d.member::<N>(),
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
             Place::Absent => Err(absent_value()),
@@ -393,11 +390,10 @@ impl<'de> ValueDe<'_, 'de> {
 
     /// The position of the uoffset of an offset-typed value (string, vector, table).
     #[inline]
-    fn offset_pos(&self, what: &str) -> Result<usize> {
+    fn offset_pos(&self) -> Result<usize> {
         match self.place {
             Place::Field { pos, .. } | Place::Union { pos } => Ok(pos),
             Place::Elem { offset, .. } => Ok(offset),
-            Place::Member => Err(Error::unsupported(format!("a FlatBuffers struct cannot hold {what}"))),
             Place::Root => Err(root_must_be_table()),
             Place::Absent => Err(absent_value()),
         }
@@ -419,7 +415,6 @@ impl<'de> ValueDe<'_, 'de> {
                 self.d.elem_size = size;
                 Ok(value)
             }
-            Place::Member => Ok(self.d.inline_struct(None, len, visitor)?.0),
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
             Place::Absent => Err(absent_value()),
@@ -429,7 +424,7 @@ impl<'de> ValueDe<'_, 'de> {
     fn table<V: Visitor<'de>>(mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         let pos = match self.place {
             Place::Root => self.d.root()?,
-            _ => follow(self.d.buf, self.offset_pos("a table")?)?,
+            _ => follow(self.d.buf, self.offset_pos()?)?,
         };
         let value = self.d.table(pos, fields, visitor)?;
         self.done_offset();
@@ -507,7 +502,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        let pos = self.offset_pos("a string")?;
+        let pos = self.offset_pos()?;
         let s = self.d.string(pos)?;
         self.done_offset();
         visitor.visit_borrowed_str(s)
@@ -522,7 +517,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         if let Place::Elem { .. } = self.place {
             return Err(Error::unsupported("vectors of vectors"));
         }
-        let pos = self.offset_pos("a vector")?;
+        let pos = self.offset_pos()?;
         let (start, len) = self.d.byte_vector(pos)?;
         visitor.visit_borrowed_bytes(&self.d.buf[start..start + len])
     }
@@ -542,7 +537,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     fn deserialize_unit<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         let pos = match self.place {
             Place::Root => self.d.root()?,
-            _ => follow(self.d.buf, self.offset_pos("an empty table")?)?,
+            _ => follow(self.d.buf, self.offset_pos()?)?,
         };
         self.d.empty_table(pos)?;
         self.done_offset();
@@ -573,7 +568,6 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
                 visitor.visit_seq(SeqAccess { d: self.d, area, count, i: 0, stride: 0 })
             }
             Place::Elem { .. } => Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
-            Place::Member => Err(Error::unsupported("a FlatBuffers struct cannot hold a vector")),
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
             Place::Absent => Err(absent_value()),
@@ -615,7 +609,6 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let inline = match self.place {
-            Place::Member => true,
             Place::Root | Place::Union { .. } => false,
             _ => self.d.is_inline(name),
         };
