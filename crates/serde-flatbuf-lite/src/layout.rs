@@ -199,15 +199,18 @@ fn class(align: u8) -> usize {
     }
 }
 
-/// Vtables already written, by content hash → distance.
+/// Vtables already written, by content hash → distance, plus the last one used (tables of one type
+/// usually come in runs, so most lookups end there without hashing).
 #[derive(Debug, Default)]
 pub(crate) struct Vtables {
     map: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
+    last: Option<(u32, u16)>,
 }
 
 impl Vtables {
     pub(crate) fn clear(&mut self) {
         self.map.clear();
+        self.last = None;
     }
 }
 
@@ -310,15 +313,28 @@ pub(crate) fn write_table(
     }
 
     // Vtable: reuse an identical one if any, else write it right below the table.
-    let hash = vtable_hash(vt);
-    let soffset: i32 = match vtables.map.get(&hash) {
-        Some(&at) if b.bytes_at(at as usize, vt.len()) == &vt[..] => at as i32 - table as i32,
+    let reuse = match vtables.last {
+        Some((at, len)) if len as usize == vt.len() && b.bytes_at(at as usize, vt.len()) == &vt[..] => Some(at),
         _ => {
-            b.push(vt)?;
-            let at = b.used();
-            vtables.map.insert(hash, at as u32);
-            (at - table) as i32
+            let hash = vtable_hash(vt);
+            match vtables.map.get(&hash) {
+                Some(&at) if b.bytes_at(at as usize, vt.len()) == &vt[..] => Some(at),
+                _ => {
+                    b.push(vt)?;
+                    let at = b.used() as u32;
+                    vtables.map.insert(hash, at);
+                    vtables.last = Some((at, vt.len() as u16));
+                    None
+                }
+            }
         }
+    };
+    let soffset: i32 = match reuse {
+        Some(at) => {
+            vtables.last = Some((at, vt.len() as u16));
+            at as i32 - table as i32
+        }
+        None => (b.used() - table) as i32,
     };
     b.patch_u32(table, soffset as u32);
     Ok(table as u32)

@@ -211,6 +211,7 @@ impl Serializer {
     }
 
     /// Writes the open table whose fields start at `fields_start`.
+    #[inline]
     fn close_table(&mut self, fields_start: usize, bytes_start: usize) -> Result<u32> {
         let dist = write_table(
             &mut self.b,
@@ -239,6 +240,7 @@ impl Serializer {
     }
 
     /// Delivers an object written at distance `dist` to `place`.
+    #[inline]
     fn offset(&mut self, place: Place, dist: u32, what: &str) -> Result<Mark> {
         match place {
             Place::Root => {
