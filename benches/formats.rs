@@ -86,6 +86,7 @@ fn main() {
     }
     for_each_codec!(bench_codec);
     rig::kiprop::bench(&mut c, &data, &mut rows);
+    rows.extend(rig::flatbuf::bench(&mut c, &data));
 
     c.final_summary();
     rig::report::print(started, &rows);

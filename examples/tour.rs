@@ -193,6 +193,13 @@ fn formats() -> Vec<Format> {
             decode: |b| postcard::from_bytes(b).map_err(|e| e.to_string()),
         },
         Format {
+            name: "serde-flatbuf-lite",
+            what: "FlatBuffers tables (Vec3 as a struct), readable by flatc-generated code in any language",
+            excerpt: Excerpt::Hex,
+            encode: |v| flatbuf_options().to_vec(v).map_err(|e| e.to_string()),
+            decode: |b| flatbuf_options().from_slice(b).map_err(|e| e.to_string()),
+        },
+        Format {
             name: "serde_json",
             what: "JSON, the human-readable anchor (not a game-engine format)",
             excerpt: Excerpt::Text,
@@ -207,6 +214,11 @@ fn formats() -> Vec<Format> {
             decode: |b| kiprop_classes::options().from_slice(b, kiprop_classes::types()).map_err(|e| e.to_string()),
         },
     ]
+}
+
+/// serde-flatbuf-lite lays out `Vec3` as an inline FlatBuffers struct; every other struct is a table.
+fn flatbuf_options() -> serde_gamefmt::flatbuf::Options {
+    serde_gamefmt::flatbuf::Options::new().inline_struct("Vec3")
 }
 
 fn show(bytes: &[u8], excerpt: &Excerpt) -> String {

@@ -4,3 +4,6 @@
 #[cfg(feature = "kiprop")]
 #[doc(inline)]
 pub use serde_kiprop as kiprop;
+#[cfg(feature = "flatbuf")]
+#[doc(inline)]
+pub use serde_flatbuf_lite as flatbuf;

@@ -30,6 +30,11 @@ fn kiprop_rows_round_trip() {
 }
 
 #[test]
+fn official_flatbuffers_rows_round_trip_every_dataset() {
+    rig::flatbuf::assert_official_rows(&Datasets::generate(0.02));
+}
+
+#[test]
 fn report_table_shape() {
     use rig::report::{Timing, render};
     use std::collections::BTreeMap;

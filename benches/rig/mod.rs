@@ -11,6 +11,7 @@
 
 pub mod anchors;
 pub mod kiprop;
+pub mod flatbuf;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,7 @@ macro_rules! for_each_codec {
         $callback!($crate::rig::anchors::RmpSerdeNamed);
         $callback!($crate::rig::anchors::Flexbuffers);
         $callback!($crate::rig::anchors::Bson);
+        $callback!($crate::rig::flatbuf::FlatbufLite);
     };
 }
 

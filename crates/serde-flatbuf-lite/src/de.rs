@@ -1,0 +1,1095 @@
+//! The serde `Deserializer`: reads a FlatBuffer driven by the Rust type, verifying as it goes.
+//!
+//! FlatBuffers is not self-describing, so the *type* says what each slot holds: `deserialize_i16` reads two
+//! bytes inline, `deserialize_str` follows a uoffset to a string, `deserialize_struct` follows one to a table
+//! (or reads an inline struct), and so on. Every object is verified before its contents reach serde —
+//! bounds, alignment, vtable shape, UTF-8 and the NUL terminator, union consistency — and the whole decode
+//! is bounded by the depth, table-count and apparent-size limits of [`Options`]. Hostile input gives an
+//! `Err`, never a panic.
+
+use std::collections::HashMap;
+
+use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::layout::{Table, follow, read_array, read_u32};
+use crate::markers::{DEPRECATED, UNION_TYPE};
+use crate::options::{MAX_BUFFER, Options};
+use crate::ser::explicit_id;
+
+/// Alignments of inline struct types, by the name of their serde visitor type (learned by tracing).
+pub(crate) type Layouts = HashMap<&'static str, usize>;
+
+/// Decodes FlatBuffers. Use [`from_slice`](crate::from_slice) unless you drive serde yourself.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use serde_flatbuf_lite::Deserializer;
+///
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Ping { seq: u32 }
+///
+/// let bytes = serde_flatbuf_lite::to_vec(&Ping { seq: 7 })?;
+/// let mut de = Deserializer::from_slice(&bytes);
+/// let ping = Ping::deserialize(&mut de)?;
+/// de.end()?;
+/// assert_eq!(ping, Ping { seq: 7 });
+/// # Ok::<(), serde_flatbuf_lite::Error>(())
+/// ```
+pub struct Deserializer<'de> {
+    buf: &'de [u8],
+    opts: Options,
+    depth: u32,
+    tables: u32,
+    apparent: usize,
+    apparent_limit: usize,
+    /// A union type read from a `UnionType` placeholder: (table, slot, type).
+    pending_union: Option<(usize, usize, u8)>,
+    /// Size of the last inline vector element read (the vector's stride).
+    elem_size: usize,
+    /// Inline struct cursor: next byte, where the innermost struct starts, whether that is known yet, the
+    /// start of the nearest struct whose start is known, and the largest member alignment so far.
+    cur: usize,
+    s_start: usize,
+    s_started: bool,
+    s_anchor: usize,
+    s_align: usize,
+    /// Inside a nested struct whose start was inferred from its first member (see `inline_struct`).
+    s_guess: bool,
+    layouts: Option<Layouts>,
+    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
+    inline_cache: (usize, bool),
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer over a whole buffer with the default [`Options`].
+    pub fn from_slice(bytes: &'de [u8]) -> Self {
+        Self::with_options(bytes, &Options::default())
+    }
+
+    /// A deserializer over a whole buffer with the given options.
+    pub fn with_options(bytes: &'de [u8], opts: &Options) -> Self {
+        Deserializer {
+            buf: bytes,
+            opts: opts.clone(),
+            depth: 0,
+            tables: 0,
+            apparent: 0,
+            apparent_limit: opts.apparent_limit(bytes.len()),
+            pending_union: None,
+            elem_size: 0,
+            cur: 0,
+            s_start: 0,
+            s_started: false,
+            s_anchor: 0,
+            s_align: 1,
+            s_guess: false,
+            layouts: None,
+            inline_cache: (0, false),
+        }
+    }
+
+    /// Whether the named struct is configured as inline (cached by the name's address).
+    #[inline]
+    fn is_inline(&mut self, name: &'static str) -> bool {
+        let key = name.as_ptr() as usize ^ name.len();
+        if self.inline_cache.0 == key {
+            return self.inline_cache.1;
+        }
+        let yes = self.opts.is_inline_struct(name);
+        self.inline_cache = (key, yes);
+        yes
+    }
+
+    pub(crate) fn set_layouts(&mut self, layouts: Layouts) {
+        self.layouts = Some(layouts);
+    }
+
+    /// Finishes decoding. FlatBuffers has no trailing-data rule of its own (unreachable bytes are legal);
+    /// a size prefix is checked against the buffer length before the root is read.
+    pub fn end(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The position of the root table, after checking the header.
+    fn root(&mut self) -> Result<usize> {
+        let buf = self.buf;
+        if buf.len() > MAX_BUFFER {
+            return Err(Error::new(ErrorKind::BufferTooLarge, format!("{} bytes", buf.len())));
+        }
+        let mut base = 0;
+        if self.opts.size_prefixed {
+            let n = read_u32(buf, 0)? as usize;
+            if n != buf.len() - 4 {
+                return Err(Error::at(
+                    ErrorKind::SizePrefixMismatch,
+                    0,
+                    format!("size prefix {n}, but {} bytes follow it", buf.len() - 4),
+                ));
+            }
+            base = 4;
+        }
+        let root = follow(buf, base)?;
+        if let Some(ident) = self.opts.file_identifier {
+            match buf.get(base + 4..base + 8) {
+                Some(found) if found == ident => {}
+                found => {
+                    return Err(Error::at(
+                        ErrorKind::IdentifierMismatch,
+                        base + 4,
+                        format!("expected {:?}, found {:?}", ascii(&ident), found.map(ascii)),
+                    ));
+                }
+            }
+        }
+        Ok(root)
+    }
+
+    #[inline]
+    fn count(&mut self, bytes: usize, at: usize) -> Result<()> {
+        self.apparent += bytes;
+        if self.apparent > self.apparent_limit {
+            return Err(Error::at(
+                ErrorKind::ApparentSizeLimitExceeded,
+                at,
+                format!("more than {} bytes reached (shared objects count each time)", self.apparent_limit),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Verifies and enters the table at `pos`.
+    #[inline]
+    fn enter_table(&mut self, pos: usize) -> Result<Table> {
+        self.depth += 1;
+        self.tables += 1;
+        if self.depth > self.opts.max_depth {
+            return Err(Error::at(
+                ErrorKind::DepthLimitExceeded,
+                pos,
+                format!("more than {} nested tables", self.opts.max_depth),
+            ));
+        }
+        if self.tables > self.opts.max_tables {
+            return Err(Error::at(
+                ErrorKind::TableLimitExceeded,
+                pos,
+                format!("more than {} tables", self.opts.max_tables),
+            ));
+        }
+        let t = Table::open(self.buf, pos)?;
+        self.count(t.size, pos)?;
+        Ok(t)
+    }
+
+    /// Decodes the table at `pos` through `visitor`.
+    fn table<V: Visitor<'de>>(&mut self, pos: usize, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        let table = self.enter_table(pos)?;
+        let explicit = has_explicit_ids(fields);
+        let value = visitor.visit_map(TableAccess { d: self, table, fields, explicit, i: 0, pos: 0, slot: 0 })?;
+        self.depth -= 1;
+        Ok(value)
+    }
+
+    /// Verifies the table at `pos` without decoding any field (for `()` and unit structs).
+    fn empty_table(&mut self, pos: usize) -> Result<()> {
+        self.enter_table(pos)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// The string the uoffset at `pos` points to.
+    #[inline]
+    fn string(&mut self, pos: usize) -> Result<&'de str> {
+        let (start, len) = self.byte_vector(pos)?;
+        let end = start + len;
+        if self.opts.require_nul && self.buf.get(end) != Some(&0) {
+            return Err(Error::at(ErrorKind::MissingNulTerminator, end, format!("string of {len} bytes")));
+        }
+        self.count(1, end)?;
+        std::str::from_utf8(&self.buf[start..end])
+            .map_err(|e| Error::at(ErrorKind::InvalidUtf8, start + e.valid_up_to(), ""))
+    }
+
+    /// The `[ubyte]` vector (or string data) the uoffset at `pos` points to: (data start, length).
+    #[inline]
+    fn byte_vector(&mut self, pos: usize) -> Result<(usize, usize)> {
+        let v = follow(self.buf, pos)?;
+        let len = read_u32(self.buf, v)? as usize;
+        let start = v + 4;
+        if len > self.buf.len() - start {
+            return Err(Error::at(ErrorKind::OutOfBounds, v, format!("length {len} runs past the end")));
+        }
+        self.count(4 + len, v)?;
+        Ok((start, len))
+    }
+
+    /// The vector the uoffset at `pos` points to: (element area, count). Element sizes are checked when the
+    /// first element tells the element type.
+    #[inline]
+    fn vector(&mut self, pos: usize) -> Result<(usize, usize)> {
+        let v = follow(self.buf, pos)?;
+        let count = read_u32(self.buf, v)? as usize;
+        let area = v + 4;
+        if count > self.buf.len() - area {
+            return Err(Error::at(ErrorKind::OutOfBounds, v, format!("{count} elements cannot fit")));
+        }
+        self.count(4, v)?;
+        Ok((area, count))
+    }
+
+    /// Reads an inline struct member at the struct cursor, aligned relative to the struct's start.
+    #[inline]
+    fn member<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let a = N.min(8);
+        if !self.s_started {
+            // A nested struct starts where its first member's alignment puts it (relative to the nearest
+            // ancestor whose start is known); `inline_struct` checks that against the struct's alignment.
+            self.s_started = true;
+            self.s_start = self.s_anchor + ((self.cur - self.s_anchor + a - 1) & !(a - 1));
+            self.cur = self.s_start;
+        }
+        let pos = self.s_start + ((self.cur - self.s_start + a - 1) & !(a - 1));
+        if self.s_guess && pos % a != 0 {
+            return Err(ambiguous(self.s_start));
+        }
+        let v = read_array::<N>(self.buf, pos)?;
+        self.cur = pos + N;
+        if a > self.s_align {
+            self.s_align = a;
+        }
+        Ok(v)
+    }
+
+    /// Decodes an inline struct starting at `start` (a table field or vector element), or nested in the open
+    /// struct at the cursor (`None`). Returns the value and the struct's size.
+    #[inline]
+    fn inline_struct<V: Visitor<'de>>(
+        &mut self,
+        start: Option<usize>,
+        len: usize,
+        visitor: V,
+    ) -> Result<(V::Value, usize)> {
+        let saved = (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align);
+        let saved_guess = self.s_guess;
+        let origin = self.cur;
+        let mut check = false;
+        match start {
+            Some(p) => {
+                self.cur = p;
+                self.s_start = p;
+                self.s_started = true;
+                self.s_anchor = p;
+                self.s_guess = false;
+            }
+            None => {
+                if self.s_started {
+                    self.s_anchor = self.s_start;
+                }
+                let known = self.layouts.as_ref().and_then(|l| l.get(std::any::type_name::<V>())).copied();
+                match known {
+                    Some(a) => {
+                        self.s_start = self.s_anchor + ((self.cur - self.s_anchor + a - 1) & !(a - 1));
+                        self.cur = self.s_start;
+                        self.s_started = true;
+                    }
+                    None => {
+                        // First member of its parent: it starts with the parent, whose own check covers it.
+                        check = saved.2;
+                        self.s_guess |= check;
+                        self.s_started = false;
+                    }
+                }
+            }
+        }
+        self.s_align = 1;
+        let value = visitor.visit_seq(StructAccess { d: self, remaining: len })?;
+        let a = self.s_align;
+        if !self.s_started || self.cur == self.s_start {
+            return Err(Error::unsupported("an empty FlatBuffers struct"));
+        }
+        if check {
+            let expected = self.s_anchor + ((origin - self.s_anchor + a - 1) & !(a - 1));
+            if expected != self.s_start {
+                return Err(ambiguous(origin));
+            }
+        }
+        self.s_guess = saved_guess;
+        let this_start = self.s_start;
+        let size = ((self.cur - this_start) + a - 1) & !(a - 1);
+        let (_, s_start, s_started, s_anchor, s_align) = saved;
+        if start.is_some() {
+            (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align) = saved;
+        } else {
+            self.cur = this_start + size;
+            self.s_anchor = s_anchor;
+            self.s_align = s_align.max(a);
+            self.s_started = true;
+            self.s_start = if s_started { s_start } else { this_start };
+        }
+        Ok((value, size))
+    }
+}
+
+#[cold]
+fn ambiguous(at: usize) -> Error {
+    Error::at(
+        ErrorKind::AmbiguousStructLayout,
+        at,
+        "a nested struct is aligned more strictly than its first member; its offset needs the type's layout",
+    )
+}
+
+/// Whether a struct's fields use explicit slot ids (`name#N`).
+#[inline]
+pub(crate) fn has_explicit_ids(fields: &[&str]) -> bool {
+    fields.iter().any(|f| explicit_id(f).is_some())
+}
+
+fn ascii(bytes: &[u8]) -> String {
+    bytes.escape_ascii().to_string()
+}
+
+/// Where the value being decoded is.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// The root table.
+    Root,
+    /// A present table field: its data at `pos`, in `slot` of the table at `table`.
+    Field { pos: usize, slot: usize, table: usize },
+    /// A vector element: `inline` if the element type is a scalar or struct, `offset` if it is a uoffset.
+    Elem { inline: usize, offset: usize },
+    /// A union's table, through the uoffset at `pos`.
+    Union { pos: usize },
+    /// A map entry without a value.
+    Absent,
+}
+
+/// Decodes one value at its [`Place`].
+struct ValueDe<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+    place: Place,
+}
+
+impl<'de> ValueDe<'_, 'de> {
+    /// Reads an `N`-byte scalar.
+    #[inline]
+    fn scalar<const N: usize>(self) -> Result<[u8; N]> {
+        match self.place {
+            Place::Field { pos, .. } => read_array::<N>(self.d.buf, pos),
+            Place::Elem { inline, .. } => {
+                let v = read_array::<N>(self.d.buf, inline)?;
+                self.d.elem_size = N;
+                Ok(v)
+            }
+            Place::Root => Err(root_must_be_table()),
+            Place::Union { .. } => Err(union_member()),
+            Place::Absent => Err(absent_value()),
+        }
+    }
+
+    /// The position of the uoffset of an offset-typed value (string, vector, table).
+    #[inline]
+    fn offset_pos(&self) -> Result<usize> {
+        match self.place {
+            Place::Field { pos, .. } | Place::Union { pos } => Ok(pos),
+            Place::Elem { offset, .. } => Ok(offset),
+            Place::Root => Err(root_must_be_table()),
+            Place::Absent => Err(absent_value()),
+        }
+    }
+
+    /// After an offset-typed vector element: the stride is 4.
+    #[inline]
+    fn done_offset(&mut self) {
+        if let Place::Elem { .. } = self.place {
+            self.d.elem_size = 4;
+        }
+    }
+
+    fn inline_struct<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        match self.place {
+            Place::Field { pos, .. } => Ok(self.d.inline_struct(Some(pos), len, visitor)?.0),
+            Place::Elem { inline, .. } => {
+                let (value, size) = self.d.inline_struct(Some(inline), len, visitor)?;
+                self.d.elem_size = size;
+                Ok(value)
+            }
+            Place::Root => Err(root_must_be_table()),
+            Place::Union { .. } => Err(union_member()),
+            Place::Absent => Err(absent_value()),
+        }
+    }
+
+    fn table<V: Visitor<'de>>(mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        let pos = match self.place {
+            Place::Root => self.d.root()?,
+            _ => follow(self.d.buf, self.offset_pos()?)?,
+        };
+        let value = self.d.table(pos, fields, visitor)?;
+        self.done_offset();
+        Ok(value)
+    }
+}
+
+#[cold]
+fn root_must_be_table() -> Error {
+    Error::unsupported("the root of a FlatBuffer is a table: decode it into a struct with named fields")
+}
+
+#[cold]
+fn union_member() -> Error {
+    Error::unsupported("union members are tables: decode them into structs with named fields")
+}
+
+#[cold]
+fn absent_value() -> Error {
+    Error::new(ErrorKind::Message, "map entry without a value")
+}
+
+macro_rules! scalar_methods {
+    ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            let v = <$ty>::from_le_bytes(self.scalar()?);
+            visitor.$visit(v)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::unsupported(
+            "FlatBuffers is not self-describing: types that need `deserialize_any` (untagged enums, \
+             `#[serde(flatten)]`, serde_json::Value, …) cannot be decoded",
+        ))
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let [b] = self.scalar::<1>()?;
+        visitor.visit_bool(b != 0)
+    }
+
+    scalar_methods! {
+        deserialize_i8: i8 => visit_i8;
+        deserialize_i16: i16 => visit_i16;
+        deserialize_i32: i32 => visit_i32;
+        deserialize_i64: i64 => visit_i64;
+        deserialize_i128: i128 => visit_i128;
+        deserialize_u8: u8 => visit_u8;
+        deserialize_u16: u16 => visit_u16;
+        deserialize_u32: u32 => visit_u32;
+        deserialize_u64: u64 => visit_u64;
+        deserialize_u128: u128 => visit_u128;
+        deserialize_f32: f32 => visit_f32;
+        deserialize_f64: f64 => visit_f64;
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let pos = match self.place {
+            Place::Field { pos, .. } => pos,
+            _ => 0,
+        };
+        let v = u32::from_le_bytes(self.scalar()?);
+        match char::from_u32(v) {
+            Some(c) => visitor.visit_char(c),
+            None => Err(Error::at(ErrorKind::InvalidValue, pos, format!("{v:#x} is not a char"))),
+        }
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let pos = self.offset_pos()?;
+        let s = self.d.string(pos)?;
+        self.done_offset();
+        visitor.visit_borrowed_str(s)
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Place::Elem { .. } = self.place {
+            return Err(Error::unsupported("vectors of vectors"));
+        }
+        let pos = self.offset_pos()?;
+        let (start, len) = self.d.byte_vector(pos)?;
+        visitor.visit_borrowed_bytes(&self.d.buf[start..start + len])
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.place {
+            Place::Absent => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let pos = match self.place {
+            Place::Root => self.d.root()?,
+            _ => follow(self.d.buf, self.offset_pos()?)?,
+        };
+        self.d.empty_table(pos)?;
+        self.done_offset();
+        visitor.visit_unit()
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value> {
+        match (name, self.place) {
+            (DEPRECATED, _) => visitor.visit_unit(),
+            (UNION_TYPE, Place::Field { pos, slot, table }) => {
+                let [ty] = read_array::<1>(self.d.buf, pos)?;
+                self.d.pending_union = Some((table, slot, ty));
+                visitor.visit_unit()
+            }
+            (UNION_TYPE, _) => Err(Error::unsupported("`UnionType` outside a table field")),
+            _ => visitor.visit_newtype_struct(self),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.place {
+            Place::Field { pos, .. } => {
+                let (area, count) = self.d.vector(pos)?;
+                visitor.visit_seq(SeqAccess { d: self.d, area, count, i: 0, stride: 0 })
+            }
+            Place::Elem { .. } => Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
+            Place::Root => Err(root_must_be_table()),
+            Place::Union { .. } => Err(union_member()),
+            Place::Absent => Err(absent_value()),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        self.inline_struct(len, visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.inline_struct(len, visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.place {
+            Place::Field { pos, .. } => {
+                let (area, count) = self.d.vector(pos)?;
+                if count > (self.d.buf.len() - area) / 4 {
+                    return Err(Error::at(ErrorKind::OutOfBounds, area, format!("{count} map entries cannot fit")));
+                }
+                self.d.count(4 * count, area)?;
+                visitor.visit_map(MapAccess { d: self.d, area, count, i: 0, entry: None })
+            }
+            Place::Root => Err(root_must_be_table()),
+            _ => Err(Error::unsupported("maps are only supported as table fields")),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let inline = match self.place {
+            Place::Root | Place::Union { .. } => false,
+            _ => self.d.is_inline(name),
+        };
+        if inline { self.inline_struct(fields.len(), visitor) } else { self.table(fields, visitor) }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if let Place::Field { pos, slot, table } = self.place {
+            if let Some((t, s, ty)) = self.d.pending_union {
+                if t == table && s + 1 == slot {
+                    self.d.pending_union = None;
+                    if ty == 0 {
+                        return Err(Error::at(
+                            ErrorKind::InconsistentUnion,
+                            pos,
+                            format!("union `{name}` has type NONE and a value"),
+                        ));
+                    }
+                    return visitor.visit_enum(UnionAccess { d: self.d, ty, pos, name });
+                }
+            }
+        }
+        let [index] = self.scalar::<1>()?;
+        visitor.visit_enum(UnitEnumAccess { index, name })
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::unsupported("identifiers are not stored in FlatBuffers"))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// The root entry point.
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        ValueDe { d: self, place: Place::Root }.deserialize_any(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if self.is_inline(name) {
+            return Err(root_must_be_table());
+        }
+        ValueDe { d: self, place: Place::Root }.table(fields, visitor)
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        ValueDe { d: self, place: Place::Root }.deserialize_unit(visitor)
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+        ValueDe { d: self, place: Place::Root }.deserialize_unit(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    serde_core::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf seq tuple tuple_struct map enum identifier
+    }
+}
+
+/// Walks a table's slots for serde's map-style struct visitors; absent slots are not yielded, so serde
+/// applies `#[serde(default)]` / `None`.
+struct TableAccess<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+    table: Table,
+    fields: &'static [&'static str],
+    /// Fields carry explicit ids (`name#N`); names without one are serde aliases.
+    explicit: bool,
+    i: usize,
+    pos: usize,
+    slot: usize,
+}
+
+impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        while let Some(&name) = self.fields.get(self.i) {
+            let index = self.i;
+            self.i += 1;
+            let slot = if self.explicit {
+                match explicit_id(name) {
+                    Some(id) => id as usize,
+                    None => continue, // a serde alias
+                }
+            } else {
+                index
+            };
+            if let Some(pos) = self.table.field(self.d.buf, slot) {
+                self.pos = pos;
+                self.slot = slot;
+                return seed.deserialize(KeyDe { index, name, by_name: self.explicit }).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    #[inline]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        seed.deserialize(ValueDe {
+            d: self.d,
+            place: Place::Field { pos: self.pos, slot: self.slot, table: self.table.pos },
+        })
+    }
+}
+
+/// A field key: its index in the struct's field list, or its name when the list may hold serde aliases
+/// (explicit ids).
+struct KeyDe {
+    index: usize,
+    name: &'static str,
+    by_name: bool,
+}
+
+impl<'de> de::Deserializer<'de> for KeyDe {
+    type Error = Error;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.by_name { visitor.visit_borrowed_str(self.name) } else { visitor.visit_u64(self.index as u64) }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_str(self.name)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_str(self.name)
+    }
+
+    serde_core::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// A vector's elements.
+struct SeqAccess<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+    area: usize,
+    count: usize,
+    i: usize,
+    stride: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.i == self.count {
+            return Ok(None);
+        }
+        let i = self.i;
+        self.i += 1;
+        let place = Place::Elem { inline: self.area + i * self.stride, offset: self.area + 4 * i };
+        let value = seed.deserialize(ValueDe { d: self.d, place })?;
+        if i == 0 {
+            // The first element tells the element size: check that all of them fit, and count them.
+            self.stride = self.d.elem_size;
+            let bytes = self.count as u64 * self.stride as u64;
+            if bytes > (self.d.buf.len() - self.area) as u64 {
+                return Err(Error::at(
+                    ErrorKind::OutOfBounds,
+                    self.area,
+                    format!("{} elements of {} bytes run past the end", self.count, self.stride),
+                ));
+            }
+            self.d.count(bytes as usize, self.area)?;
+        }
+        Ok(Some(value))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.count - self.i)
+    }
+}
+
+/// An inline struct's members, in order.
+struct StructAccess<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+    remaining: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        seed.deserialize(MemberDe { d: self.d }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.remaining)
+    }
+}
+
+/// Decodes a member of the open inline struct: the hot path of struct-heavy data, without the place
+/// dispatch of [`ValueDe`].
+struct MemberDe<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+}
+
+macro_rules! member_scalars {
+    ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            visitor.$visit(<$ty>::from_le_bytes(self.d.member()?))
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::unsupported("FlatBuffers is not self-describing (`deserialize_any` in a struct)"))
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let [b] = self.d.member::<1>()?;
+        visitor.visit_bool(b != 0)
+    }
+
+    member_scalars! {
+        deserialize_i8: i8 => visit_i8;
+        deserialize_i16: i16 => visit_i16;
+        deserialize_i32: i32 => visit_i32;
+        deserialize_i64: i64 => visit_i64;
+        deserialize_i128: i128 => visit_i128;
+        deserialize_u8: u8 => visit_u8;
+        deserialize_u16: u16 => visit_u16;
+        deserialize_u32: u32 => visit_u32;
+        deserialize_u64: u64 => visit_u64;
+        deserialize_u128: u128 => visit_u128;
+        deserialize_f32: f32 => visit_f32;
+        deserialize_f64: f64 => visit_f64;
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let v = u32::from_le_bytes(self.d.member()?);
+        match char::from_u32(v) {
+            Some(c) => visitor.visit_char(c),
+            None => Err(Error::at(ErrorKind::InvalidValue, self.d.cur - 4, format!("{v:#x} is not a char"))),
+        }
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        Ok(self.d.inline_struct(None, len, visitor)?.0)
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        Ok(self.d.inline_struct(None, len, visitor)?.0)
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        Ok(self.d.inline_struct(None, fields.len(), visitor)?.0)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let [index] = self.d.member::<1>()?;
+        visitor.visit_enum(UnitEnumAccess { index, name })
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    serde_core::forward_to_deserialize_any! {
+        str string bytes byte_buf unit unit_struct seq map identifier
+    }
+}
+
+/// A map: a vector of `{ key, value }` entry tables.
+struct MapAccess<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+    area: usize,
+    count: usize,
+    i: usize,
+    /// The current entry table and its value slot position.
+    entry: Option<(Table, Option<usize>)>,
+}
+
+impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.entry.take().is_some() {
+            self.d.depth -= 1;
+        }
+        if self.i == self.count {
+            return Ok(None);
+        }
+        let pos = follow(self.d.buf, self.area + 4 * self.i)?;
+        self.i += 1;
+        let table = self.d.enter_table(pos)?;
+        let Some(key_pos) = table.field(self.d.buf, 0) else {
+            return Err(Error::at(ErrorKind::InvalidValue, pos, "map entry without a key"));
+        };
+        let value_pos = table.field(self.d.buf, 1);
+        self.entry = Some((table, value_pos));
+        seed.deserialize(ValueDe { d: self.d, place: Place::Field { pos: key_pos, slot: 0, table: pos } }).map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        let Some((table, value_pos)) = self.entry else {
+            return Err(Error::new(ErrorKind::Message, "map value before its key"));
+        };
+        let place = match value_pos {
+            Some(pos) => Place::Field { pos, slot: 1, table: table.pos },
+            None => Place::Absent,
+        };
+        seed.deserialize(ValueDe { d: self.d, place })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.count - self.i)
+    }
+}
+
+impl Drop for MapAccess<'_, '_> {
+    fn drop(&mut self) {
+        if self.entry.take().is_some() {
+            self.d.depth -= 1;
+        }
+    }
+}
+
+/// A union value: variant number `ty` (1-based) and the uoffset at `pos`.
+struct UnionAccess<'a, 'de> {
+    d: &'a mut Deserializer<'de>,
+    ty: u8,
+    pos: usize,
+    name: &'static str,
+}
+
+impl<'a, 'de> de::EnumAccess<'de> for UnionAccess<'a, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let index: de::value::U64Deserializer<Error> = u64::from(self.ty - 1).into_deserializer();
+        let value = seed.deserialize(index).map_err(|e| e.with_offset(self.pos))?;
+        Ok((value, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for UnionAccess<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        // A variant this program does not know (`#[serde(other)]`) or a unit variant: nothing to read.
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(ValueDe { d: self.d, place: Place::Union { pos: self.pos } })
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
+        Err(Error::unsupported(format!("tuple variants of union `{}`", self.name)))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        let pos = follow(self.d.buf, self.pos)?;
+        self.d.table(pos, fields, visitor)
+    }
+}
+
+/// A unit-only enum stored as its variant index.
+struct UnitEnumAccess {
+    index: u8,
+    name: &'static str,
+}
+
+impl<'de> de::EnumAccess<'de> for UnitEnumAccess {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let index: de::value::U64Deserializer<Error> = u64::from(self.index).into_deserializer();
+        Ok((seed.deserialize(index)?, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for UnitEnumAccess {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _seed: T) -> Result<T::Value> {
+        Err(not_a_union(self.name))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
+        Err(not_a_union(self.name))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], _visitor: V) -> Result<V::Value> {
+        Err(not_a_union(self.name))
+    }
+}
+
+#[cold]
+fn not_a_union(name: &str) -> Error {
+    Error::unsupported(format!(
+        "enum `{name}` carries data, so it is a union: declare a `UnionType` field right before its field"
+    ))
+}

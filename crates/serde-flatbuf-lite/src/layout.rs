@@ -1,0 +1,445 @@
+//! The buffer layout, independent of serde: a back-to-front byte builder with FlatBuffers' alignment
+//! rules, table/vtable emission with vtable deduplication, and bounds- and alignment-checked reads.
+//!
+//! Positions while building are *distances from the end* of the finished buffer ("used" bytes when the
+//! object was written), because a back-to-front buffer only learns its start at `finish`. Distances stay
+//! valid when the buffer grows. `finish` pads the buffer so that its total length is a multiple of the
+//! largest alignment used, which makes every distance-aligned object aligned relative to the buffer start.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::MAX_BUFFER;
+
+/// Size of a `uoffset`/`soffset`/vector length.
+pub(crate) const OFFSET: usize = 4;
+
+/// A back-to-front byte buffer: the data lives in `buf[head..]` and grows towards index 0.
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    buf: Vec<u8>,
+    head: usize,
+    min_align: usize,
+}
+
+impl Builder {
+    /// Forgets the data, keeps the allocation.
+    pub(crate) fn reset(&mut self) {
+        self.head = self.buf.len();
+        self.min_align = 1;
+    }
+
+    /// Bytes written so far: the distance from the end of the buffer to the front.
+    #[inline]
+    pub(crate) fn used(&self) -> usize {
+        self.buf.len() - self.head
+    }
+
+    /// The bytes written so far, in final order.
+    pub(crate) fn data(&self) -> &[u8] {
+        &self.buf[self.head..]
+    }
+
+    #[inline]
+    fn reserve(&mut self, n: usize) -> Result<()> {
+        if n > self.head {
+            self.grow(n)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn grow(&mut self, n: usize) -> Result<()> {
+        let used = self.used();
+        let need = used + n;
+        if need > MAX_BUFFER {
+            return Err(Error::new(ErrorKind::BufferTooLarge, "the encoded buffer would exceed 2 GiB"));
+        }
+        let len = need.max(self.buf.len() * 2).max(256);
+        let mut bigger = vec![0u8; len];
+        bigger[len - used..].copy_from_slice(&self.buf[self.head..]);
+        self.buf = bigger;
+        self.head = len - used;
+        Ok(())
+    }
+
+    /// Claims `n` bytes at the front and returns them (in final order). Their previous content is
+    /// arbitrary: callers overwrite every byte.
+    #[inline]
+    pub(crate) fn alloc(&mut self, n: usize) -> Result<&mut [u8]> {
+        self.reserve(n)?;
+        self.head -= n;
+        Ok(&mut self.buf[self.head..self.head + n])
+    }
+
+    /// Writes zero padding so that, after `len` more bytes, the used size is a multiple of `align`
+    /// (a power of two ≤ 8), and remembers `align` for `finish`.
+    #[inline]
+    pub(crate) fn prealign(&mut self, len: usize, align: usize) -> Result<()> {
+        if align > self.min_align {
+            self.min_align = align;
+        }
+        let pad = (align - ((self.used() + len) & (align - 1))) & (align - 1);
+        if pad > 0 {
+            self.alloc(pad)?.fill(0);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<()> {
+        self.alloc(bytes.len())?.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Writes a string object (`len`, bytes, NUL, padding) and returns its distance.
+    #[inline]
+    pub(crate) fn string(&mut self, s: &[u8]) -> Result<u32> {
+        if s.len() > MAX_BUFFER {
+            return Err(Error::new(ErrorKind::BufferTooLarge, "string longer than 2 GiB"));
+        }
+        self.prealign(s.len() + 1, OFFSET)?;
+        let out = self.alloc(OFFSET + s.len() + 1)?;
+        out[..4].copy_from_slice(&(s.len() as u32).to_le_bytes());
+        out[4..4 + s.len()].copy_from_slice(s);
+        out[4 + s.len()] = 0;
+        Ok(self.used() as u32)
+    }
+
+    /// Writes a vector of inline elements (`count` elements of `stride` bytes in `elems`, element alignment
+    /// `align`) and returns its distance.
+    pub(crate) fn inline_vector(&mut self, elems: &[u8], count: usize, align: usize) -> Result<u32> {
+        self.prealign(elems.len(), OFFSET.max(align))?;
+        let out = self.alloc(OFFSET + elems.len())?;
+        out[..4].copy_from_slice(&(count as u32).to_le_bytes());
+        out[4..].copy_from_slice(elems);
+        Ok(self.used() as u32)
+    }
+
+    /// Writes a vector of uoffsets to the objects at the given distances and returns its distance.
+    pub(crate) fn offset_vector(&mut self, targets: &[u32]) -> Result<u32> {
+        let bytes = targets.len() * OFFSET;
+        self.prealign(bytes, OFFSET)?;
+        // Element i's own position (distance) is `after - 4 - 4 * i`, where `after` is the used size once the
+        // whole vector is written; the offset is that distance minus the target's.
+        let after = self.used() + OFFSET + bytes;
+        let out = self.alloc(OFFSET + bytes)?;
+        out[..4].copy_from_slice(&(targets.len() as u32).to_le_bytes());
+        for (i, (slot, &target)) in out[4..].chunks_exact_mut(OFFSET).zip(targets).enumerate() {
+            let at = after - OFFSET - OFFSET * i;
+            slot.copy_from_slice(&((at - target as usize) as u32).to_le_bytes());
+        }
+        Ok(after as u32)
+    }
+
+    /// Overwrites 4 bytes of an object already written, at distance `at` (the object's first byte).
+    pub(crate) fn patch_u32(&mut self, at: usize, value: u32) {
+        let i = self.buf.len() - at;
+        self.buf[i..i + 4].copy_from_slice(&value.to_le_bytes());
+    }
+
+    /// The bytes of an object already written, starting at distance `at`.
+    pub(crate) fn bytes_at(&self, at: usize, len: usize) -> &[u8] {
+        let i = self.buf.len() - at;
+        &self.buf[i..i + len]
+    }
+
+    /// Finishes the buffer: padding to the largest alignment, the optional file identifier, the root uoffset
+    /// and the optional size prefix. Returns the finished bytes.
+    pub(crate) fn finish(&mut self, root: u32, ident: Option<[u8; 4]>, size_prefixed: bool) -> Result<&[u8]> {
+        let header = OFFSET + if ident.is_some() { 4 } else { 0 } + if size_prefixed { OFFSET } else { 0 };
+        let align = self.min_align.max(OFFSET);
+        self.prealign(header, align)?;
+        if let Some(ident) = ident {
+            self.push(&ident)?;
+        }
+        let at = self.used() + OFFSET;
+        self.push(&((at - root as usize) as u32).to_le_bytes())?;
+        if size_prefixed {
+            let len = self.used() as u32;
+            self.push(&len.to_le_bytes())?;
+        }
+        if self.used() > MAX_BUFFER {
+            return Err(Error::new(ErrorKind::BufferTooLarge, "the encoded buffer would exceed 2 GiB"));
+        }
+        Ok(self.data())
+    }
+}
+
+/// One table field waiting for its table to be written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Field {
+    pub(crate) slot: u16,
+    /// Size in bytes (a multiple of `align`).
+    pub(crate) size: u32,
+    /// Alignment: 1, 2, 4 or 8.
+    pub(crate) align: u8,
+    pub(crate) value: FieldValue,
+}
+
+/// What a [`Field`] holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FieldValue {
+    /// A scalar of `size` bytes, little-endian in the low bytes.
+    Scalar(u64),
+    /// A uoffset to the object at this distance.
+    Offset(u32),
+    /// An inline struct (or 128-bit scalar): `size` bytes starting at this index of the struct scratch.
+    Bytes(u32),
+}
+
+#[inline]
+fn class(align: u8) -> usize {
+    match align {
+        1 => 0,
+        2 => 1,
+        4 => 2,
+        _ => 3,
+    }
+}
+
+/// Vtables already written, by content hash → distance, plus the last one used (tables of one type
+/// usually come in runs, so most lookups end there without hashing).
+#[derive(Debug, Default)]
+pub(crate) struct Vtables {
+    map: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
+    last: Option<(u32, u16)>,
+}
+
+impl Vtables {
+    pub(crate) fn clear(&mut self) {
+        self.map.clear();
+        self.last = None;
+    }
+}
+
+/// A `Hasher` for keys that are already well-mixed 64-bit hashes.
+#[derive(Debug, Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Scratch space reused by [`write_table`].
+#[derive(Debug, Default)]
+pub(crate) struct TableScratch {
+    vtable: Vec<u8>,
+}
+
+/// Writes a table with `fields` (inline struct bytes in `struct_bytes`) and its vtable (or reuses an identical
+/// one), returning the table's distance.
+pub(crate) fn write_table(
+    b: &mut Builder,
+    vtables: &mut Vtables,
+    scratch: &mut TableScratch,
+    fields: &[Field],
+    struct_bytes: &[u8],
+) -> Result<u32> {
+    // Group fields by alignment: the most aligned ones at the highest addresses (written first), the
+    // smallest ones next to the soffset, so there is padding only at the two ends.
+    let mut class_bytes = [0usize; 4];
+    let mut max_class = 0;
+    let mut slots = 0usize;
+    for f in fields {
+        let c = class(f.align);
+        class_bytes[c] += f.size as usize;
+        max_class = max_class.max(c);
+        slots = slots.max(f.slot as usize + 1);
+    }
+    let inline: usize = class_bytes.iter().sum();
+    // Align the high end for the most aligned group; the smaller groups follow without padding.
+    b.prealign(0, 1 << max_class)?;
+    let start_fields = b.used();
+    let soffset_pad = (OFFSET - ((start_fields + inline) & (OFFSET - 1))) & (OFFSET - 1);
+    let table_size = OFFSET + soffset_pad + inline;
+    if table_size > u16::MAX as usize {
+        return Err(Error::unsupported(format!("a table's inline fields take {table_size} bytes; the limit is 65535")));
+    }
+    let vt_len = OFFSET + 2 * slots;
+    if vt_len > u16::MAX as usize {
+        return Err(Error::unsupported("a table uses more than 32765 slots"));
+    }
+
+    // Offsets of each class inside the table (from the table start, i.e. the soffset).
+    let mut class_off = [0usize; 4];
+    let mut off = OFFSET + soffset_pad;
+    for (c, bytes) in class_bytes.iter().enumerate() {
+        class_off[c] = off;
+        off += bytes;
+    }
+
+    let vt = &mut scratch.vtable;
+    vt.clear();
+    vt.resize(vt_len, 0);
+    vt[0..2].copy_from_slice(&(vt_len as u16).to_le_bytes());
+    vt[2..4].copy_from_slice(&(table_size as u16).to_le_bytes());
+
+    let out = b.alloc(table_size)?;
+    out[..OFFSET + soffset_pad].fill(0);
+    for f in fields {
+        let c = class(f.align);
+        let at = class_off[c];
+        let size = f.size as usize;
+        class_off[c] += size;
+        let dst = &mut out[at..at + size];
+        match f.value {
+            FieldValue::Scalar(v) => dst.copy_from_slice(&v.to_le_bytes()[..size]),
+            FieldValue::Bytes(i) => dst.copy_from_slice(&struct_bytes[i as usize..i as usize + size]),
+            FieldValue::Offset(_) => {} // patched below, once the table's own distance is known
+        }
+        let e = 4 + 2 * f.slot as usize;
+        vt[e..e + 2].copy_from_slice(&(at as u16).to_le_bytes());
+    }
+    let table = b.used();
+    for f in fields {
+        if let FieldValue::Offset(target) = f.value {
+            let e = 4 + 2 * f.slot as usize;
+            let at = u16::from_le_bytes([vt[e], vt[e + 1]]) as usize;
+            let pos = table - at; // distance of the field itself
+            b.patch_u32(pos, (pos - target as usize) as u32);
+        }
+    }
+
+    // Vtable: reuse an identical one if any, else write it right below the table.
+    let reuse = match vtables.last {
+        Some((at, len)) if len as usize == vt.len() && b.bytes_at(at as usize, vt.len()) == &vt[..] => Some(at),
+        _ => {
+            let hash = vtable_hash(vt);
+            match vtables.map.get(&hash) {
+                Some(&at) if b.bytes_at(at as usize, vt.len()) == &vt[..] => Some(at),
+                _ => {
+                    b.push(vt)?;
+                    let at = b.used() as u32;
+                    vtables.map.insert(hash, at);
+                    vtables.last = Some((at, vt.len() as u16));
+                    None
+                }
+            }
+        }
+    };
+    let soffset: i32 = match reuse {
+        Some(at) => {
+            vtables.last = Some((at, vt.len() as u16));
+            at as i32 - table as i32
+        }
+        None => (b.used() - table) as i32,
+    };
+    b.patch_u32(table, soffset as u32);
+    Ok(table as u32)
+}
+
+fn vtable_hash(vt: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for pair in vt.chunks_exact(2) {
+        h = (h.rotate_left(5) ^ u64::from(u16::from_le_bytes([pair[0], pair[1]]))).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    h
+}
+
+// ------------------------------------------------------------------------------------------------
+// Checked reads
+
+/// Reads `N` bytes at `pos`, checking bounds and alignment to `N`.
+#[inline]
+pub(crate) fn read_array<const N: usize>(buf: &[u8], pos: usize) -> Result<[u8; N]> {
+    // 16-byte values (128-bit integers) are 8-aligned, like a struct of two 64-bit halves.
+    if pos % N.min(8) != 0 {
+        return Err(misaligned(pos, N.min(8)));
+    }
+    match buf.get(pos..pos.wrapping_add(N)) {
+        Some(bytes) => Ok(bytes.try_into().expect("slice of length N")),
+        None => Err(out_of_bounds(pos, N)),
+    }
+}
+
+/// Reads a little-endian `u32` at `pos` (4-aligned).
+#[inline]
+pub(crate) fn read_u32(buf: &[u8], pos: usize) -> Result<u32> {
+    read_array::<4>(buf, pos).map(u32::from_le_bytes)
+}
+
+/// Follows the uoffset stored at `pos`.
+#[inline]
+pub(crate) fn follow(buf: &[u8], pos: usize) -> Result<usize> {
+    let off = read_u32(buf, pos)? as usize;
+    let target = pos + off;
+    if off == 0 || target >= buf.len() {
+        return Err(Error::at(ErrorKind::OutOfBounds, pos, format!("uoffset {off} leads outside the buffer")));
+    }
+    Ok(target)
+}
+
+#[cold]
+pub(crate) fn misaligned(pos: usize, align: usize) -> Error {
+    Error::at(ErrorKind::Misaligned, pos, format!("{align}-byte value"))
+}
+
+#[cold]
+pub(crate) fn out_of_bounds(pos: usize, len: usize) -> Error {
+    Error::at(ErrorKind::OutOfBounds, pos, format!("{len}-byte read"))
+}
+
+/// A verified table: its position and its vtable.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Table {
+    pub(crate) pos: usize,
+    pub(crate) vtable: usize,
+    /// Vtable length in bytes (≥ 4, even, in bounds).
+    pub(crate) vt_len: usize,
+    /// The inline size the vtable declares.
+    pub(crate) size: usize,
+}
+
+impl Table {
+    /// Verifies the table at `pos`: soffset in bounds and aligned, vtable 2-aligned, even length ≥ 4,
+    /// entirely inside the buffer.
+    #[inline]
+    pub(crate) fn open(buf: &[u8], pos: usize) -> Result<Table> {
+        let soffset = i32::from_le_bytes(read_array::<4>(buf, pos)?);
+        let vtable = pos as i64 - i64::from(soffset);
+        if vtable < 0 || vtable as usize + 4 > buf.len() {
+            return Err(Error::at(
+                ErrorKind::InvalidVtable,
+                pos,
+                format!("soffset {soffset} leads outside the buffer"),
+            ));
+        }
+        let vtable = vtable as usize;
+        if vtable % 2 != 0 {
+            return Err(misaligned(vtable, 2));
+        }
+        let vt_len = u16::from_le_bytes([buf[vtable], buf[vtable + 1]]) as usize;
+        let size = u16::from_le_bytes([buf[vtable + 2], buf[vtable + 3]]) as usize;
+        if vt_len < 4 || vt_len % 2 != 0 || vtable + vt_len > buf.len() {
+            return Err(Error::at(ErrorKind::InvalidVtable, vtable, format!("vtable length {vt_len}")));
+        }
+        if size < 4 || pos + size > buf.len() {
+            return Err(Error::at(ErrorKind::InvalidVtable, vtable, format!("table size {size}")));
+        }
+        Ok(Table { pos, vtable, vt_len, size })
+    }
+
+    /// The position of slot `slot`'s data, or `None` when the slot is absent (0 or beyond a short vtable).
+    #[inline]
+    pub(crate) fn field(&self, buf: &[u8], slot: usize) -> Option<usize> {
+        let e = 4 + 2 * slot;
+        if e + 2 > self.vt_len {
+            return None;
+        }
+        let at = self.vtable + e;
+        let off = u16::from_le_bytes([buf[at], buf[at + 1]]) as usize;
+        if off == 0 { None } else { Some(self.pos + off) }
+    }
+}

@@ -1,0 +1,209 @@
+//! [`Options`]: everything configurable, with `to_vec`/`from_slice` methods.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use serde_core::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::de::Deserializer;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ser::Serializer;
+
+/// Largest buffer FlatBuffers can address (offsets are 32-bit, soffsets signed).
+pub(crate) const MAX_BUFFER: usize = (1 << 31) - 1;
+
+/// Encoding and decoding options. The defaults write and read plain buffers (no file identifier, no size
+/// prefix) with the official verifiers' limits.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use serde_flatbuf_lite::Options;
+///
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Vec3 { x: f32, y: f32, z: f32 }
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Spawn { at: Vec3, name: String }
+///
+/// let opts = Options::new().file_identifier(*b"SPWN").size_prefixed(true).inline_struct("Vec3");
+/// let spawn = Spawn { at: Vec3 { x: 1.0, y: 2.0, z: 3.0 }, name: "orc".into() };
+/// let bytes = opts.to_vec(&spawn)?;
+/// assert_eq!(&bytes[8..12], b"SPWN");
+/// assert_eq!(opts.from_slice::<Spawn>(&bytes)?, spawn);
+/// # Ok::<(), serde_flatbuf_lite::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub(crate) file_identifier: Option<[u8; 4]>,
+    pub(crate) size_prefixed: bool,
+    pub(crate) inline_structs: Arc<[String]>,
+    pub(crate) omit_zero_scalars: bool,
+    pub(crate) max_depth: u32,
+    pub(crate) max_tables: u32,
+    pub(crate) max_apparent_size: Option<usize>,
+    pub(crate) require_nul: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            file_identifier: None,
+            size_prefixed: false,
+            inline_structs: Arc::from([]),
+            omit_zero_scalars: false,
+            max_depth: 64,
+            max_tables: 1_000_000,
+            max_apparent_size: None,
+            require_nul: true,
+        }
+    }
+}
+
+impl Options {
+    /// The defaults: no identifier, no size prefix, depth ≤ 64, ≤ 1,000,000 tables, automatic apparent-size limit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes this 4-byte file identifier after the root offset, and requires it when reading
+    /// (`flatc` wants one unless given `--raw-binary`).
+    pub fn file_identifier(mut self, ident: [u8; 4]) -> Self {
+        self.file_identifier = Some(ident);
+        self
+    }
+
+    /// Writes (and expects) a `u32` size prefix holding the length of the rest of the buffer, as the official
+    /// builders' `finish_size_prefixed` does: the framing for streams of buffers.
+    pub fn size_prefixed(mut self, yes: bool) -> Self {
+        self.size_prefixed = yes;
+        self
+    }
+
+    /// Lays out the named struct type (the name serde sees: the Rust name or its `#[serde(rename)]`) as a
+    /// fixed-size FlatBuffers **struct**, inline in its table or vector, instead of a table. Tuple structs,
+    /// tuples and arrays are always structs; this is the way for named structs such as `Vec3 { x, y, z }`,
+    /// including types from other crates. All its fields must be scalars, unit enums or other structs.
+    pub fn inline_struct(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        if !self.inline_structs.contains(&name) {
+            let mut names = self.inline_structs.to_vec();
+            names.push(name);
+            self.inline_structs = names.into();
+        }
+        self
+    }
+
+    /// Leaves out scalar table fields whose value is zero (or `false`), like a schema whose defaults are all
+    /// zero. Smaller buffers, but the reading side then needs `#[serde(default)]` on those fields. Off by
+    /// default: lite writes every present value, like `flatc --force-defaults`. `Option` fields are never
+    /// omitted when `Some` (they map to FlatBuffers optional scalars).
+    pub fn omit_zero_scalars(mut self, yes: bool) -> Self {
+        self.omit_zero_scalars = yes;
+        self
+    }
+
+    /// Maximum nesting of tables (default 64, the official verifiers' default). Enforced when writing too, so
+    /// lite never writes a buffer the official verifier would reject for depth.
+    pub fn max_depth(mut self, depth: u32) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Maximum number of tables in one buffer, shared tables counted each time they are reached (default
+    /// 1,000,000, the official verifiers' default).
+    pub fn max_tables(mut self, tables: u32) -> Self {
+        self.max_tables = tables;
+        self
+    }
+
+    /// Maximum apparent size: the bytes of every object reached while decoding (table inline parts, strings,
+    /// vectors), shared objects counted each time they are reached, like the official verifier's measure
+    /// (which also counts vtables). FlatBuffers allows sharing, so a small buffer can describe a huge value,
+    /// and decoding into owned Rust values materializes every reference. By default the limit is
+    /// `16 × buffer length + 1 MiB`, at most 2 GiB — unshared data never comes near it; `max_apparent_size(1
+    /// << 31)` gives the official verifier's limit.
+    pub fn max_apparent_size(mut self, bytes: usize) -> Self {
+        self.max_apparent_size = Some(bytes);
+        self
+    }
+
+    /// Accepts strings whose terminating NUL byte is missing (the official Rust verifier's
+    /// `ignore_missing_null_terminator`). Off by default.
+    pub fn ignore_missing_nul_terminator(mut self, yes: bool) -> Self {
+        self.require_nul = !yes;
+        self
+    }
+
+    pub(crate) fn is_inline_struct(&self, name: &str) -> bool {
+        self.inline_structs.iter().any(|n| n == name)
+    }
+
+    pub(crate) fn apparent_limit(&self, buffer_len: usize) -> usize {
+        self.max_apparent_size.unwrap_or_else(|| buffer_len.saturating_mul(16).saturating_add(1 << 20).min(1 << 31))
+    }
+
+    /// Encodes `value` (whose top level must be a table: a struct with named fields) into a new vector.
+    pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
+        let mut ser = Serializer::with_options(self.clone());
+        Ok(ser.serialize(value)?.to_vec())
+    }
+
+    /// Encodes `value` and writes the finished buffer to `writer`.
+    pub fn to_writer<W: Write, T: ?Sized + Serialize>(&self, mut writer: W, value: &T) -> Result<()> {
+        let mut ser = Serializer::with_options(self.clone());
+        writer.write_all(ser.serialize(value)?)?;
+        Ok(())
+    }
+
+    /// Decodes a `T` from a whole buffer, borrowing `&str`/`&[u8]` from it. Every object is verified
+    /// before serde sees it; see the crate docs.
+    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let mut de = Deserializer::with_options(bytes, self);
+        match T::deserialize(&mut de) {
+            Ok(value) => {
+                de.end()?;
+                Ok(value)
+            }
+            Err(e) if e.kind() == ErrorKind::AmbiguousStructLayout => {
+                // A nested struct whose alignment could not be known up front: learn every struct layout of
+                // `T` by tracing it once, then decode again with them.
+                let layouts = crate::schema::trace_layouts::<T>(self)?;
+                let mut de = Deserializer::with_options(bytes, self);
+                de.set_layouts(layouts);
+                let value = T::deserialize(&mut de)?;
+                de.end()?;
+                Ok(value)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads one buffer from `reader` and decodes it. With [`size_prefixed`](Self::size_prefixed) exactly one
+    /// size-prefixed buffer is read (so a stream of them can be read one by one); otherwise the reader is
+    /// read to its end. At most 2 GiB are read.
+    pub fn from_reader<R: Read, T: DeserializeOwned>(&self, mut reader: R) -> Result<T> {
+        let mut bytes = Vec::new();
+        if self.size_prefixed {
+            let mut prefix = [0u8; 4];
+            reader.read_exact(&mut prefix)?;
+            let len = u32::from_le_bytes(prefix) as usize;
+            if len > MAX_BUFFER - 4 {
+                return Err(Error::at(ErrorKind::BufferTooLarge, 0, format!("size prefix {len}")));
+            }
+            bytes.extend_from_slice(&prefix);
+            let read = reader.by_ref().take(len as u64).read_to_end(&mut bytes)?;
+            if read != len {
+                return Err(Error::at(
+                    ErrorKind::SizePrefixMismatch,
+                    0,
+                    format!("size prefix says {len} bytes, the reader had {read}"),
+                ));
+            }
+        } else {
+            reader.by_ref().take(MAX_BUFFER as u64 + 1).read_to_end(&mut bytes)?;
+            if bytes.len() > MAX_BUFFER {
+                return Err(Error::new(ErrorKind::BufferTooLarge, "reader holds more than 2 GiB"));
+            }
+        }
+        self.from_slice(&bytes)
+    }
+}
