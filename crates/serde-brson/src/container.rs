@@ -199,9 +199,9 @@ pub(crate) fn sniff_reader(reader: &mut impl Read) -> Result<(Option<Header>, Ve
 }
 
 fn read_exact_or_eof(reader: &mut impl Read, buf: &mut [u8], what: &str, offset: u64) -> Result<()> {
-    reader.read_exact(buf).map_err(|e| {
-        if e.kind() == io::ErrorKind::UnexpectedEof { Error::eof(what, offset) } else { Error::from(e) }
-    })
+    reader
+        .read_exact(buf)
+        .map_err(|e| if e.kind() == io::ErrorKind::UnexpectedEof { Error::eof(what, offset) } else { Error::from(e) })
 }
 
 /// The engine's rules: which codec decodes a file, given its header (if any) and the options.

@@ -77,8 +77,7 @@ pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payloa
     let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
     let body_offset = header.map_or(0, |h| h.len);
     let body = &bytes[body_offset..];
-    let data =
-        codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk)?;
+    let data = codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk)?;
     Payload::new(data, compression, header, options.max_depth)
 }
 

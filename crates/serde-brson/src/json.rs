@@ -57,7 +57,8 @@ pub fn to_string_pretty(document: &RawDocument) -> Result<String> {
 /// Writes a tree as JSON into `writer`.
 pub fn to_writer<W: Write>(writer: W, document: &RawDocument, pretty: bool) -> Result<()> {
     let value = JsonValue(RawBsonRef::Document(document));
-    let result = if pretty { serde_json::to_writer_pretty(writer, &value) } else { serde_json::to_writer(writer, &value) };
+    let result =
+        if pretty { serde_json::to_writer_pretty(writer, &value) } else { serde_json::to_writer(writer, &value) };
     result.map_err(|e| {
         let kind = if e.is_io() { ErrorKind::Io } else { ErrorKind::Bson };
         Error::new(kind, e.to_string()).with_source(e)
@@ -94,7 +95,10 @@ pub fn from_slice_with(bytes: &[u8], width: IntWidth, max_depth: usize) -> Resul
     de.end().map_err(json_error)?;
     match value {
         Bson::Document(doc) => Ok(doc),
-        other => Err(Error::new(ErrorKind::Json, format!("the root of a data tree must be an object, not {:?}", other.element_type()))),
+        other => Err(Error::new(
+            ErrorKind::Json,
+            format!("the root of a data tree must be an object, not {:?}", other.element_type()),
+        )),
     }
 }
 

@@ -137,7 +137,12 @@ impl Options {
     }
 
     /// Encodes `value` as a file into `writer`.
-    pub fn to_writer<W: Write, T: Serialize + ?Sized>(&self, writer: W, value: &T, compression: Compression) -> Result<()> {
+    pub fn to_writer<W: Write, T: Serialize + ?Sized>(
+        &self,
+        writer: W,
+        value: &T,
+        compression: Compression,
+    ) -> Result<()> {
         ser::to_writer_with(writer, value, compression, self)
     }
 

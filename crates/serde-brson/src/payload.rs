@@ -34,7 +34,12 @@ impl std::fmt::Debug for Payload {
 
 impl Payload {
     /// Validates `bytes` as one BSON document nested no deeper than `max_depth`.
-    pub(crate) fn new(bytes: Vec<u8>, compression: Compression, header: Option<Header>, max_depth: usize) -> Result<Self> {
+    pub(crate) fn new(
+        bytes: Vec<u8>,
+        compression: Compression,
+        header: Option<Header>,
+        max_depth: usize,
+    ) -> Result<Self> {
         validate(&bytes, max_depth)?;
         Ok(Payload { bytes, compression, header })
     }
@@ -138,11 +143,18 @@ pub(crate) fn validate(buf: &[u8], max_depth: usize) -> Result<()> {
     }
     let declared = read_i32(buf, 0);
     if declared < 5 || declared as usize > buf.len() {
-        return Err(malformed(0, format!("the document's length prefix {declared} disagrees with the payload's {} bytes", buf.len())));
+        return Err(malformed(
+            0,
+            format!("the document's length prefix {declared} disagrees with the payload's {} bytes", buf.len()),
+        ));
     }
     let declared = declared as usize;
     if declared < buf.len() {
-        return Err(Error::payload(ErrorKind::TrailingBytes, declared, format!("{} bytes after the BSON document", buf.len() - declared)));
+        return Err(Error::payload(
+            ErrorKind::TrailingBytes,
+            declared,
+            format!("{} bytes after the BSON document", buf.len() - declared),
+        ));
     }
     if max_depth == 0 {
         return Err(depth_error(0, max_depth));
@@ -168,11 +180,16 @@ pub(crate) fn validate(buf: &[u8], max_depth: usize) -> Result<()> {
         let element = pos;
         let kind = buf[pos];
         pos += 1;
-        let key_len = buf[pos..end].iter().position(|&b| b == 0).ok_or_else(|| malformed(element, "an unterminated key"))?;
+        let key_len =
+            buf[pos..end].iter().position(|&b| b == 0).ok_or_else(|| malformed(element, "an unterminated key"))?;
         pos += key_len + 1;
         let room = end - pos;
         let need = |n: usize| {
-            if n <= room { Ok(()) } else { Err(malformed(element, format!("element of type {kind:#04x} overruns its document"))) }
+            if n <= room {
+                Ok(())
+            } else {
+                Err(malformed(element, format!("element of type {kind:#04x} overruns its document")))
+            }
         };
         match kind {
             0x01 | 0x09 | 0x11 | 0x12 => {
@@ -224,7 +241,10 @@ pub(crate) fn validate(buf: &[u8], max_depth: usize) -> Result<()> {
             }
             0x0B => {
                 for _ in 0..2 {
-                    let n = buf[pos..end].iter().position(|&b| b == 0).ok_or_else(|| malformed(element, "an unterminated regular expression"))?;
+                    let n = buf[pos..end]
+                        .iter()
+                        .position(|&b| b == 0)
+                        .ok_or_else(|| malformed(element, "an unterminated regular expression"))?;
                     pos += n + 1;
                 }
             }

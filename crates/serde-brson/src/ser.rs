@@ -38,7 +38,11 @@ pub(crate) fn encode_bson(bson: &[u8], compression: Compression, options: &Optio
     Ok(())
 }
 
-pub(crate) fn to_vec_with<T: Serialize + ?Sized>(value: &T, compression: Compression, options: &Options) -> Result<Vec<u8>> {
+pub(crate) fn to_vec_with<T: Serialize + ?Sized>(
+    value: &T,
+    compression: Compression,
+    options: &Options,
+) -> Result<Vec<u8>> {
     check_kind(compression, options)?;
     let mut bson = Vec::new();
     to_bson(value, &mut bson)?;

@@ -71,7 +71,11 @@ impl<'a> AssetUrl<'a> {
     /// (`https://…`).
     pub fn parse(url: &'a str) -> Option<Self> {
         let (scheme, rest) = url.split_once(":///")?;
-        if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphanumeric()) || rest.is_empty() || rest.contains('/') {
+        if scheme.is_empty()
+            || !scheme.bytes().all(|b| b.is_ascii_alphanumeric())
+            || rest.is_empty()
+            || rest.contains('/')
+        {
             return None;
         }
         let (signature, extension) = match rest.split_once('.') {
@@ -100,7 +104,9 @@ pub fn urls(document: &RawDocument) -> Result<Vec<&str>> {
                 }
             }
             RawBsonRef::Document(doc) => stack.push(doc.iter()),
-            RawBsonRef::Array(array) => stack.push(RawDocument::from_bytes(array.as_bytes()).map_err(Error::from)?.iter()),
+            RawBsonRef::Array(array) => {
+                stack.push(RawDocument::from_bytes(array.as_bytes()).map_err(Error::from)?.iter())
+            }
             _ => {}
         }
     }

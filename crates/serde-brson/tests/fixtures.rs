@@ -8,12 +8,32 @@ use common::{CONTAINERS, fixture, options_for, payload};
 use serde_brson::{Compression, ErrorKind, Extension, Header, Options};
 
 /// (file, header as written or `None` for a legacy file, compression, BSON length, top-level keys)
-const GOLDEN: &[(&str, Option<&str>, Compression, usize, &[&str])] = &[
+type Golden = (&'static str, Option<&'static str>, Compression, usize, &'static [&'static str]);
+
+const GOLDEN: &[Golden] = &[
     ("redx-5ce7cdf5.7zbson", None, Compression::Lzma, 111_579, &["Object", "Assets", "TypeVersions"]),
     ("rassi0429-Box.7zbson", None, Compression::Lzma, 8774, &["Object", "Assets", "TypeVersions"]),
-    ("rewrapped-rassi0429-Box.brson", Some("4672445400000000 03"), Compression::Brotli, 8774, &["Object", "Assets", "TypeVersions"]),
-    ("rewrapped-rassi0429-Box.lz4bson", Some("4672445400000000 01"), Compression::Lz4, 8774, &["Object", "Assets", "TypeVersions"]),
-    ("rewrapped-rassi0429-Box.7zbson", Some("4672445400000000 02"), Compression::Lzma, 8774, &["Object", "Assets", "TypeVersions"]),
+    (
+        "rewrapped-rassi0429-Box.brson",
+        Some("4672445400000000 03"),
+        Compression::Brotli,
+        8774,
+        &["Object", "Assets", "TypeVersions"],
+    ),
+    (
+        "rewrapped-rassi0429-Box.lz4bson",
+        Some("4672445400000000 01"),
+        Compression::Lz4,
+        8774,
+        &["Object", "Assets", "TypeVersions"],
+    ),
+    (
+        "rewrapped-rassi0429-Box.7zbson",
+        Some("4672445400000000 02"),
+        Compression::Lzma,
+        8774,
+        &["Object", "Assets", "TypeVersions"],
+    ),
     ("synthetic-modern.brson", Some("4672445400000000 03"), Compression::Brotli, 5580, MODERN_KEYS),
     ("synthetic-modern.lz4bson", Some("4672445400000000 01"), Compression::Lz4, 5580, MODERN_KEYS),
     ("synthetic-modern.7zbson", Some("4672445400000000 02"), Compression::Lzma, 5580, MODERN_KEYS),
@@ -67,7 +87,12 @@ fn rewrapped_payload_is_identical_across_kinds() {
         assert_eq!(payload(name).as_bytes(), original.as_bytes(), "{name}");
     }
     let raw = fixture("synthetic-modern.bson");
-    for name in ["synthetic-modern.brson", "synthetic-modern.lz4bson", "synthetic-modern.7zbson", "synthetic-modern-smallchunks.lz4bson"] {
+    for name in [
+        "synthetic-modern.brson",
+        "synthetic-modern.lz4bson",
+        "synthetic-modern.7zbson",
+        "synthetic-modern-smallchunks.lz4bson",
+    ] {
         assert_eq!(payload(name).as_bytes(), &raw[..], "{name}");
     }
 }

@@ -58,8 +58,12 @@ impl<R: BufRead> BrotliReader<R> {
 
     fn check_end(&mut self) -> io::Result<()> {
         if !self.inner.fill_buf()?.is_empty() {
-            return Err(Error::file(ErrorKind::TrailingBytes, self.position(), "bytes after the end of the Brotli stream")
-                .into_io());
+            return Err(Error::file(
+                ErrorKind::TrailingBytes,
+                self.position(),
+                "bytes after the end of the Brotli stream",
+            )
+            .into_io());
         }
         Ok(())
     }
@@ -105,8 +109,12 @@ impl<R: BufRead> BrotliReader<R> {
                 }
                 BrotliResult::ResultFailure => {
                     let code = self.state.error_code;
-                    return Err(Error::file(ErrorKind::Brotli, self.position(), format!("invalid Brotli stream ({code:?})"))
-                        .into_io());
+                    return Err(Error::file(
+                        ErrorKind::Brotli,
+                        self.position(),
+                        format!("invalid Brotli stream ({code:?})"),
+                    )
+                    .into_io());
                 }
             }
         }
@@ -201,7 +209,8 @@ impl<W: Write> Write for BrotliWriter<W> {
 
 /// Encodes `data` as a whole stream appended to `out`.
 pub(crate) fn encode_slice(data: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
-    let params = brotli::enc::BrotliEncoderParams { quality: QUALITY as i32, lgwin: LGWIN as i32, ..Default::default() };
+    let params =
+        brotli::enc::BrotliEncoderParams { quality: QUALITY as i32, lgwin: LGWIN as i32, ..Default::default() };
     brotli::BrotliCompress(&mut &data[..], out, &params)?;
     Ok(())
 }

@@ -118,7 +118,9 @@ impl<R: BufRead> Lz4NetReader<R> {
             match varint_step(&mut value, index, byte) {
                 Some(true) => index += 1,
                 Some(false) => return Ok(value),
-                None => return Err(Error::file(ErrorKind::InvalidVarint, start, format!("{what}: varint over 64 bits"))),
+                None => {
+                    return Err(Error::file(ErrorKind::InvalidVarint, start, format!("{what}: varint over 64 bits")));
+                }
             }
         }
     }

@@ -131,10 +131,15 @@ impl<R: Read> LzmaReader<R> {
 
     /// The inner reader, positioned after the compressed data if the stream was read to its end.
     /// Compressed bytes inside the declared size that the decoder did not need (e.g. an end
-    /// marker) are skipped, as the engine does.
-    pub fn into_inner(self) -> io::Result<R> {
+    /// marker) are skipped, as the engine does; input that ends before the declared compressed
+    /// size is [`ErrorKind::UnexpectedEof`].
+    pub fn into_inner(self) -> Result<R> {
+        let offset = self.offset + self.header.compressed_size;
         let mut rest = self.decoder.into_inner();
         io::copy(&mut rest, &mut io::sink())?;
+        if rest.limit() > 0 {
+            return Err(Error::eof("the LZMA data (shorter than its declared compressed size)", offset - rest.limit()));
+        }
         Ok(rest.into_inner())
     }
 }
@@ -167,15 +172,19 @@ impl<R: Read> Read for LzmaReader<R> {
 /// [`ErrorKind::TrailingBytes`].
 pub(crate) fn decode_slice(input: &[u8], out: &mut Vec<u8>, limit: usize, offset: u64) -> Result<()> {
     let mut reader = LzmaReader::new(input, limit, offset)?;
-    let declared = reader.header.compressed_size;
-    let available = (input.len() - HEADER_LEN) as u64;
-    if declared > available {
-        return Err(Error::eof("the LZMA data (shorter than its declared compressed size)", offset + input.len() as u64));
-    }
     // Reserve what the input can plausibly back; the vector grows past it if the data does.
     let size = reader.header.uncompressed_size as usize;
     out.reserve(size.min(input.len().saturating_mul(16).saturating_add(1 << 16)));
+    // Decode first and check the declared compressed size after, as the streaming reader must.
     reader.read_to_end(out)?;
+    let declared = reader.header.compressed_size;
+    let available = (input.len() - HEADER_LEN) as u64;
+    if declared > available {
+        return Err(Error::eof(
+            "the LZMA data (shorter than its declared compressed size)",
+            offset + input.len() as u64,
+        ));
+    }
     if available > declared {
         return Err(Error::file(
             ErrorKind::TrailingBytes,

@@ -1,5 +1,5 @@
-//! The three codecs as streaming [`Read`]/[`Write`] adapters, separate from the container and the
-//! serde layer.
+//! The three codecs as streaming [`Read`]/[`Write`](std::io::Write) adapters, separate from the
+//! container and the serde layer.
 //!
 //! | kind | reader | writer |
 //! |---|---|---|
@@ -7,7 +7,7 @@
 //! | 2 LZMA (Resonite 5+8+8) | [`LzmaReader`] | [`LzmaWriter`] |
 //! | 3 Brotli (q9, lgwin 16) | [`BrotliReader`] | [`BrotliWriter`] |
 //!
-//! The adapters carry this crate's [`Error`](crate::Error) inside the [`io::Error`]s they
+//! The adapters carry this crate's [`Error`] inside the [`io::Error`]s they
 //! return; `serde_brson::Error::from(io_error)` recovers its kind and file offset.
 
 pub mod brotli;

@@ -32,11 +32,16 @@ use serde_core::ser::{SerializeMap, Serializer};
 use serde_core::{Deserialize, Serialize};
 
 pub use self::values::{
-    Color, ColorProfile, ColorX, DtString, EnumName, Float2, Float3, Float4, Float4x4, FloatQ, Guid, Int3, Num, Url,
+    Color, ColorProfile, ColorX, Double3, DoubleQ, DtString, EnumName, Float2, Float3, Float4, Float4x4, FloatQ, Guid,
+    Int3, Num, Url,
 };
 use crate::lenient::Lenient;
 
 /// The key order a tree is written in.
+///
+/// Decoding recognises the legacy order from where keys sit (a slot's `Components` before its
+/// `ParentReference` or `Persistent-ID` after `Active`; root keys after `Object`); where the two
+/// orders give the same bytes (members missing), it reports `Modern`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// Resonite: root `VersionNumber, FeatureFlags, Types, TypeVersions, Object, Assets`; slot
@@ -287,12 +292,13 @@ pub struct Slot {
     pub tag: Option<Field<Option<DtString>>>,
     /// `Active`.
     pub active: Option<Field<bool>>,
-    /// `Position` (`float3`).
-    pub position: Option<Field<Float3>>,
-    /// `Rotation` (`floatQ`).
-    pub rotation: Option<Field<FloatQ>>,
-    /// `Scale` (`float3`).
-    pub scale: Option<Field<Float3>>,
+    /// `Position` (a `float3`, kept as the doubles stored: the engine widens its floats, and
+    /// other tools write doubles that an `f32` would round).
+    pub position: Option<Field<Double3>>,
+    /// `Rotation` (a `floatQ`, kept as stored doubles).
+    pub rotation: Option<Field<DoubleQ>>,
+    /// `Scale` (a `float3`, kept as stored doubles).
+    pub scale: Option<Field<Double3>>,
     /// `OrderOffset` (`long`, written as int64).
     pub order_offset: Option<Field<i64>>,
     /// `ParentReference`: the parent's ID (a bare GUID, not a field), or null.
@@ -390,6 +396,7 @@ impl<'de> Deserialize<'de> for Slot {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Slot, A::Error> {
                 let mut slot = Slot::default();
                 let mut id = None;
+                let mut parent_seen = false;
                 while let Some(key) = map.next_key_seed(KeySeed(SLOT_KEYS))? {
                     match key {
                         Key::Known(0) => id = Some(map.next_value()?),
@@ -408,8 +415,16 @@ impl<'de> Deserialize<'de> for Slot {
                         Key::Known(8) => {
                             slot.order_offset = Some(map.next_value_seed(FieldSeed(Lenient::<i64>(PhantomData)))?)
                         }
-                        Key::Known(9) => slot.parent_reference = map.next_value()?,
-                        Key::Known(10) => slot.components = Some(map.next_value()?),
+                        Key::Known(9) => {
+                            parent_seen = true;
+                            slot.parent_reference = map.next_value()?;
+                        }
+                        Key::Known(10) => {
+                            if !parent_seen {
+                                slot.layout = Layout::Legacy;
+                            }
+                            slot.components = Some(map.next_value()?);
+                        }
                         Key::Known(_) => slot.children = map.next_value()?,
                         Key::Other(k) => {
                             slot.extra.insert(k, map.next_value::<Bson>()?);
@@ -488,25 +503,21 @@ impl<'de> Deserialize<'de> for DataTree {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DataTree, A::Error> {
                 let mut tree = DataTree::default();
                 let mut object = None;
-                let mut first = true;
                 while let Some(key) = map.next_key_seed(KeySeed(ROOT_KEYS))? {
+                    if object.is_some() && matches!(key, Key::Known(0..=3)) {
+                        tree.layout = Layout::Legacy;
+                    }
                     match key {
                         Key::Known(0) => tree.version_number = map.next_value()?,
                         Key::Known(1) => tree.feature_flags = Some(map.next_value::<LenientMap>()?.0),
                         Key::Known(2) => tree.types = map.next_value()?,
                         Key::Known(3) => tree.type_versions = Some(map.next_value::<LenientMap>()?.0),
-                        Key::Known(4) => {
-                            if first {
-                                tree.layout = Layout::Legacy;
-                            }
-                            object = Some(map.next_value()?);
-                        }
+                        Key::Known(4) => object = Some(map.next_value()?),
                         Key::Known(_) => tree.assets = map.next_value()?,
                         Key::Other(k) => {
                             tree.extra.insert(k, map.next_value::<Bson>()?);
                         }
                     }
-                    first = false;
                 }
                 tree.object = object.ok_or_else(|| de::Error::missing_field("Object"))?;
                 Ok(tree)

@@ -21,6 +21,10 @@ pub type Float4 = [f32; 4];
 pub type FloatQ = [f32; 4];
 /// `color`: `[r, g, b, a]`.
 pub type Color = [f32; 4];
+/// `double3`: `[x, y, z]`.
+pub type Double3 = [f64; 3];
+/// `doubleQ`: a quaternion `[x, y, z, w]`.
+pub type DoubleQ = [f64; 4];
 /// `int3`: `[x, y, z]`.
 pub type Int3 = [i32; 3];
 /// `float4x4`: four row arrays (a matrix `floatRxC` is `R` arrays of `C` numbers).
