@@ -10,6 +10,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod anchors;
+pub mod brson;
 pub mod report;
 
 use serde::{Deserialize, Serialize};

@@ -23,7 +23,12 @@ fuzz_target!(|data: &[u8]| {
     let document = payload.to_document();
     let _: Result<serde_json::Value, _> = payload.deserialize();
     if let Ok(text) = serde_brson::json::to_string(payload.raw()) {
-        let back = serde_brson::json::from_str(&text).expect("our JSON parses");
+        // Our JSON parses, unless the BSON held a duplicate key (refused in JSON, documented).
+        let back = match serde_brson::json::from_str(&text) {
+            Ok(back) => back,
+            Err(e) if e.message().contains("duplicate key") => return,
+            Err(e) => panic!("our JSON does not parse: {e}"),
+        };
         // Keys starting with `$` are read as Extended JSON (documented), so only plain trees
         // must give the same text again.
         if !text.contains("\"$") {
@@ -43,7 +48,9 @@ fuzz_target!(|data: &[u8]| {
         // Document renumbers array keys (BSON ignores them; the engine too), so the first
         // encoding may differ from hostile input, but it must be a fixed point.
         let once = bson::serialize_to_vec(&document).unwrap();
-        let back: bson::Document = bson::deserialize_from_slice(&once).unwrap();
+        // (Through `RawDocument`, not serde: bson's serde impl of `Document` reads `$`-keys as
+        // Extended JSON, which hostile trees can hold.)
+        let back = bson::Document::try_from(bson::RawDocument::from_bytes(&once).unwrap()).unwrap();
         assert_eq!(bson::serialize_to_vec(&back).unwrap(), once);
     }
 });

@@ -10,7 +10,8 @@
 //! * BSON types the engine never writes (binary, dates, ObjectIds, …) use relaxed Extended JSON
 //!   (`{"$oid": …}`) and are read back from it.
 //!
-//! Going back, integers become int32 when they fit and int64 otherwise ([`IntWidth::Narrowest`],
+//! Going back, a JSON object with a duplicate key is an error (BSON can hold one, JSON readers
+//! disagree on which value wins; the tree would be ambiguous). Integers become int32 when they fit and int64 otherwise ([`IntWidth::Narrowest`],
 //! the default), or always int64 ([`IntWidth::Int64`], like legacy Neos files). The engine reads
 //! both widths alike, so BSON → JSON → BSON gives a tree the engine loads identically; JSON →
 //! BSON → JSON gives the same text.
@@ -230,6 +231,9 @@ impl<'de> Visitor<'de> for BsonSeed {
         let inner = self.nested()?;
         let mut doc = Document::new();
         while let Some(key) = map.next_key::<String>()? {
+            if doc.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key {key:?} in a JSON object")));
+            }
             let value = map.next_value_seed(inner)?;
             doc.insert(key, value);
         }

@@ -127,3 +127,13 @@ fn our_bytes_in_every_kind() {
     out.push_str(&format!("None\n{}", testkit::hex::dump(&raw)));
     insta::assert_snapshot!("small_tree_every_kind", out);
 }
+
+/// Fuzz finding (brson_decode): a BSON document with a duplicate key converts to JSON with the
+/// duplicate, which no map can hold; parsing such JSON is now an error instead of silently
+/// dropping one value.
+#[test]
+fn regression_duplicate_keys_are_refused_in_json() {
+    let err = json::from_str(r#"{"Object": {"Rotation": 1, "Rotation": 2}}"#).unwrap_err();
+    assert_eq!(err.kind(), serde_brson::ErrorKind::Json);
+    assert!(err.message().contains("duplicate key \"Rotation\""), "{err}");
+}
