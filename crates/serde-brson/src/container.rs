@@ -125,7 +125,7 @@ impl FromStr for Extension {
         [Extension::Brson, Extension::SevenZBson, Extension::Lz4Bson]
             .into_iter()
             .find(|e| e.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| Error::new(ErrorKind::MissingHeader, format!("{s:?} is not a data-tree extension")))
+            .ok_or_else(|| Error::new(ErrorKind::Unsupported, format!("{s:?} is not a data-tree extension")))
     }
 }
 
