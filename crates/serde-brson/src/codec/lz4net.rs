@@ -229,7 +229,27 @@ impl<R: BufRead> Read for Lz4NetReader<R> {
     }
 }
 
-/// Decodes a whole lz4net stream into `out`, refusing to grow it by more than `limit` bytes.
+/// Decodes a whole lz4net stream held in memory (the fast path of the crate's decoders).
+///
+/// A first pass reads the chunk headers (checking every size against `max_chunk`, `limit`, the
+/// input left and LZ4's maximum ratio), so the output is allocated once, zeroed by the
+/// allocator, at its exact size; a second pass decodes each block in place. Errors come in the
+/// same order as from [`Lz4NetReader`]: a bad block before a later malformed header.
+pub fn decode_to_vec(input: &[u8], max_chunk: usize, limit: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decode_slice(input, &mut out, max_chunk, limit, 0)?;
+    Ok(out)
+}
+
+/// Encodes `data` as an lz4net stream with `chunk_size`-byte chunks ([`CHUNK_SIZE`] is the
+/// engine's).
+pub fn encode_to_vec(data: &[u8], chunk_size: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(get_maximum_output_size(data.len()) / 2);
+    encode_slice(data, &mut out, chunk_size);
+    out
+}
+
+/// [`decode_to_vec`] appending to `out`, with file offsets counted from `base_offset`.
 pub(crate) fn decode_slice(
     input: &[u8],
     out: &mut Vec<u8>,
@@ -237,9 +257,58 @@ pub(crate) fn decode_slice(
     limit: usize,
     base_offset: u64,
 ) -> Result<()> {
+    // Pass 1: the chunk headers, up to the end or the first malformed one.
     let mut reader = Lz4NetReader::with_max_chunk(input, max_chunk).with_limit(limit).with_base_offset(base_offset);
-    while reader.next_chunk(out)? {}
-    Ok(())
+    let mut chunks = Vec::new();
+    let mut total = 0usize;
+    let malformed = loop {
+        let header = match reader.header() {
+            Ok(Some(header)) => header,
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        };
+        let at = (reader.offset - base_offset) as usize;
+        if input.len() - at < header.stored {
+            break Some(Error::eof("an lz4net chunk", base_offset + input.len() as u64));
+        }
+        chunks.push((header, at, reader.offset));
+        reader.inner.consume(header.stored);
+        reader.offset += header.stored as u64;
+        reader.remaining -= header.original as u64;
+        total += header.original;
+    };
+    // Pass 2: decode in place.
+    let start = out.len();
+    if start == 0 {
+        *out = vec![0; total];
+    } else {
+        out.resize(start + total, 0);
+    }
+    let mut pos = start;
+    for (header, at, offset) in chunks {
+        let data = &input[at..at + header.stored];
+        let target = &mut out[pos..pos + header.original];
+        if header.compressed {
+            match decompress_into(data, target) {
+                Ok(n) if n == header.original => {}
+                Ok(n) => {
+                    return Err(Error::file(
+                        ErrorKind::Lz4,
+                        offset,
+                        format!("LZ4 block decoded to {n} bytes, the chunk declares {}", header.original),
+                    ));
+                }
+                Err(e) => return Err(Error::file(ErrorKind::Lz4, offset, format!("invalid LZ4 block: {e}"))),
+            }
+        } else {
+            target.copy_from_slice(data);
+        }
+        pos += header.original;
+    }
+    match malformed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Encodes an lz4net chunk stream: `chunk_size`-byte chunks (1 MiB by default, like the engine),
