@@ -87,6 +87,7 @@ fn main() {
     for_each_codec!(bench_codec);
     rig::kiprop::bench(&mut c, &data, &mut rows);
     rows.extend(rig::flatbuf::bench(&mut c, &data));
+    rig::brson::bench(&mut c, &data);
 
     c.final_summary();
     rig::report::print(started, &rows);

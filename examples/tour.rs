@@ -200,6 +200,15 @@ fn formats() -> Vec<Format> {
             decode: |b| flatbuf_options().from_slice(b).map_err(|e| e.to_string()),
         },
         Format {
+            name: "serde-brson",
+            what: "Resonite/NeosVR data tree (.brson): FrDT header, Brotli q9, BSON payload",
+            excerpt: Excerpt::Hex,
+            encode: |v| {
+                serde_gamefmt::brson::to_vec(v, serde_gamefmt::brson::Compression::Brotli).map_err(|e| e.to_string())
+            },
+            decode: |b| serde_gamefmt::brson::from_slice(b).map_err(|e| e.to_string()),
+        },
+        Format {
             name: "serde_json",
             what: "JSON, the human-readable anchor (not a game-engine format)",
             excerpt: Excerpt::Text,

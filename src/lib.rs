@@ -7,3 +7,6 @@ pub use serde_kiprop as kiprop;
 #[cfg(feature = "flatbuf")]
 #[doc(inline)]
 pub use serde_flatbuf_lite as flatbuf;
+#[cfg(feature = "brson")]
+#[doc(inline)]
+pub use serde_brson as brson;

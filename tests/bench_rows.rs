@@ -35,6 +35,23 @@ fn official_flatbuffers_rows_round_trip_every_dataset() {
 }
 
 #[test]
+fn brson_rows_round_trip() {
+    // The world is big enough (the bench also checks its round trips before timing them).
+    let world = rig::brson::world();
+    let bson = serde_gamefmt::brson::bson::serialize_to_vec(&world).unwrap();
+    assert!(bson.len() >= 20_000_000, "{} bytes", bson.len());
+    assert_eq!(world.object.descendants().count(), rig::brson::WORLD_SLOTS + 1);
+    // Every kind and every raw codec round-trips (on a smaller world: LZMA is slow in tests).
+    rig::brson::check_world(&rig::brson::world_with(600));
+    // The brson-lz4 rows on the standard datasets.
+    let data = Datasets::generate(0.02);
+    rig::brson::check_dataset(&data.log);
+    rig::brson::check_dataset(&data.mesh);
+    rig::brson::check_dataset(&data.minecraft);
+    rig::brson::check_dataset(&data.mk48);
+}
+
+#[test]
 fn report_table_shape() {
     use rig::report::{Timing, render};
     use std::collections::BTreeMap;

@@ -12,6 +12,7 @@
 pub mod anchors;
 pub mod kiprop;
 pub mod flatbuf;
+pub mod brson;
 pub mod report;
 
 use serde::{Deserialize, Serialize};

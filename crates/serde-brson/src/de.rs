@@ -1,0 +1,144 @@
+//! Deserialization: container → codec → validated BSON → serde.
+
+use std::io::{BufReader, Read};
+
+use serde_core::de::{DeserializeOwned, Visitor};
+
+use crate::codec::{self, BrotliReader, Lz4NetReader, LzmaReader};
+use crate::container::{self, Compression};
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::payload::{self, Payload};
+
+/// A serde deserializer over one validated BSON document (a decompressed data-tree payload).
+///
+/// The BSON layer is the `bson` crate's raw deserializer: it reads lazily from the bytes and
+/// borrows `&str`/`&[u8]` where the target type asks for them. Construction validates the bytes
+/// first (lengths, terminators, element types, nesting depth, no trailing bytes), so a hostile
+/// document is rejected before serde recurses into it; there is nothing left to check at the end,
+/// so this type needs no `end()`.
+pub struct Deserializer<'de> {
+    bytes: &'de [u8],
+}
+
+impl<'de> Deserializer<'de> {
+    /// Validates `bson` (one document, at most `max_depth` deep) and returns a deserializer over it.
+    pub fn from_bson(bson: &'de [u8], max_depth: usize) -> Result<Self> {
+        payload::validate(bson, max_depth)?;
+        Ok(Deserializer { bytes: bson })
+    }
+
+    pub(crate) fn from_validated(bytes: &'de [u8]) -> Self {
+        Deserializer { bytes }
+    }
+
+    fn raw(&self) -> Result<bson::RawDeserializer<'de>> {
+        bson::RawDeserializer::new(self.bytes).map_err(Error::from)
+    }
+}
+
+macro_rules! forward {
+    ($($method:ident $(($($arg:ident: $ty:ty),*))?;)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value> {
+                serde_core::Deserializer::$method(self.raw()?, $($($arg,)*)? visitor).map_err(Error::from)
+            }
+        )*
+    };
+}
+
+impl<'de> serde_core::Deserializer<'de> for Deserializer<'de> {
+    type Error = Error;
+
+    forward! {
+        deserialize_any; deserialize_bool; deserialize_i8; deserialize_i16; deserialize_i32; deserialize_i64;
+        deserialize_i128; deserialize_u8; deserialize_u16; deserialize_u32; deserialize_u64; deserialize_u128;
+        deserialize_f32; deserialize_f64; deserialize_char; deserialize_str; deserialize_string;
+        deserialize_bytes; deserialize_byte_buf; deserialize_option; deserialize_unit;
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq;
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map;
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier; deserialize_ignored_any;
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// Reads the container and decompresses a whole file held in memory.
+pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payload> {
+    let header = container::sniff(bytes)?;
+    let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
+    let body_offset = header.map_or(0, |h| h.len);
+    let body = &bytes[body_offset..];
+    let data = codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk)?;
+    Payload::new(data, compression, header, options.max_depth)
+}
+
+/// Reads the container and decompresses a file from a stream, holding only the decompressed
+/// payload in memory. The reader must end where the file ends.
+pub(crate) fn decompress_reader<R: Read>(mut reader: R, options: &Options) -> Result<Payload> {
+    let (header, prefix) = container::sniff_reader(&mut reader)?;
+    let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
+    let offset = header.map_or(0, |h| h.len) as u64;
+    let body = std::io::Cursor::new(prefix).chain(reader);
+    let limit = options.max_decompressed;
+    let mut data = Vec::new();
+    match compression {
+        Compression::None => {
+            codec::read_limited(&mut { body }, &mut data, limit, offset)?;
+        }
+        Compression::Lz4 => {
+            let mut reader = Lz4NetReader::with_max_chunk(BufReader::new(body), options.max_chunk)
+                .with_limit(limit)
+                .with_base_offset(offset);
+            reader.read_to_end(&mut data)?;
+        }
+        Compression::Lzma => {
+            let mut reader = LzmaReader::new(body, limit, offset)?;
+            let compressed = reader.header().compressed_size;
+            reader.read_to_end(&mut data)?;
+            let mut rest = reader.into_inner()?;
+            let mut probe = [0u8; 1];
+            if rest.read(&mut probe)? != 0 {
+                return Err(Error::file(
+                    ErrorKind::TrailingBytes,
+                    offset + codec::lzma::HEADER_LEN as u64 + compressed,
+                    "bytes after the LZMA data",
+                ));
+            }
+        }
+        Compression::Brotli => {
+            let mut reader = BrotliReader::new(BufReader::new(body)).with_base_offset(offset);
+            codec::read_limited(&mut reader, &mut data, limit, offset)?;
+        }
+    }
+    Payload::new(data, compression, header, options.max_depth)
+}
+
+/// Decodes a data-tree file (any kind, with or without a header if the options give an extension
+/// hint) into `T`, with the default [`Options`].
+///
+/// The payload is decompressed into a buffer first (BSON needs its total length), so `T` cannot
+/// borrow from `bytes`; to borrow `&str` from the payload, use [`decompress`](crate::decompress)
+/// and [`Payload::deserialize`].
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    Options::new().from_slice(bytes)
+}
+
+/// Decodes a data-tree file from a stream into `T`, with the default [`Options`]. Only the
+/// decompressed payload is held in memory; the stream must end where the file ends.
+pub fn from_reader<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+    Options::new().from_reader(reader)
+}
+
+/// Decompresses and validates a data-tree file held in memory, with the default [`Options`].
+pub fn decompress(bytes: &[u8]) -> Result<Payload> {
+    Options::new().decompress(bytes)
+}

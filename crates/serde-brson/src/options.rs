@@ -1,0 +1,156 @@
+//! [`Options`]: limits, the legacy extension hint, the kind-0 opt-in and the writer's chunk size.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use serde_core::Serialize;
+use serde_core::de::DeserializeOwned;
+
+use crate::container::{Compression, Extension};
+use crate::error::Result;
+use crate::payload::Payload;
+use crate::{codec, de, ser};
+
+/// Everything configurable about reading and writing data trees.
+///
+/// ```
+/// use serde_brson::{Extension, Options};
+///
+/// let options = Options::new()
+///     .extension(Extension::SevenZBson) // a legacy headerless .7zbson file
+///     .max_decompressed(64 << 20);
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub(crate) max_decompressed: usize,
+    pub(crate) max_chunk: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) extension: Option<Extension>,
+    pub(crate) allow_uncompressed: bool,
+    pub(crate) lz4_chunk_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// The default cap on the decompressed payload: 512 MiB (worlds can be large).
+    pub const DEFAULT_MAX_DECOMPRESSED: usize = 512 << 20;
+
+    /// The default cap on one lz4net chunk: 16 MiB (the engine writes 1 MiB chunks).
+    pub const DEFAULT_MAX_CHUNK: usize = codec::lz4net::DEFAULT_MAX_CHUNK;
+
+    /// The default nesting limit for BSON documents and arrays: 512.
+    ///
+    /// A slot level costs two (the slot and its `Children` array) and component data a few more,
+    /// so this is far above real trees; the engine itself overflows its stack when saving trees
+    /// somewhere between 1,000 and 2,000 levels deep. The limit keeps serde's recursion within a
+    /// thread's stack even in debug builds.
+    pub const DEFAULT_MAX_DEPTH: usize = 512;
+
+    /// The default options: the limits above, no extension hint, kind 0 refused, 1 MiB lz4net
+    /// chunks.
+    pub const fn new() -> Self {
+        Options {
+            max_decompressed: Self::DEFAULT_MAX_DECOMPRESSED,
+            max_chunk: Self::DEFAULT_MAX_CHUNK,
+            max_depth: Self::DEFAULT_MAX_DEPTH,
+            extension: None,
+            allow_uncompressed: false,
+            lz4_chunk_size: codec::lz4net::CHUNK_SIZE,
+        }
+    }
+
+    /// Caps the decompressed payload (checked before and while inflating: LZMA's declared size
+    /// before allocating, each lz4net chunk before decoding it, Brotli as it streams).
+    pub const fn max_decompressed(mut self, bytes: usize) -> Self {
+        self.max_decompressed = bytes;
+        self
+    }
+
+    /// Caps one lz4net chunk's decoded size.
+    pub const fn max_chunk(mut self, bytes: usize) -> Self {
+        self.max_chunk = bytes;
+        self
+    }
+
+    /// Caps how deep BSON documents and arrays may nest (the root document is level 1).
+    pub const fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The file's extension, as the engine's `Load(file, extension)` uses it: a headerless
+    /// (legacy) file is decoded with the codec the extension implies, and a header whose kind
+    /// disagrees with the extension is an error.
+    pub const fn extension(mut self, extension: Extension) -> Self {
+        self.extension = Some(extension);
+        self
+    }
+
+    /// Takes the extension hint from a path (no hint if the path has no data-tree extension).
+    pub fn extension_of(mut self, path: impl AsRef<Path>) -> Self {
+        self.extension = Extension::from_path(path);
+        self
+    }
+
+    /// Accepts (and allows writing) compression kind 0, raw BSON behind a header. The engine
+    /// neither writes nor loads it; off by default.
+    pub const fn allow_uncompressed(mut self, allow: bool) -> Self {
+        self.allow_uncompressed = allow;
+        self
+    }
+
+    /// The writer's lz4net chunk size (default 1 MiB, the engine's).
+    pub const fn lz4_chunk_size(mut self, bytes: usize) -> Self {
+        self.lz4_chunk_size = if bytes == 0 { 1 } else { bytes };
+        self
+    }
+
+    /// Decompresses and validates a file held in memory.
+    pub fn decompress(&self, bytes: &[u8]) -> Result<Payload> {
+        de::decompress_slice(bytes, self)
+    }
+
+    /// Decompresses and validates a file from a stream (which must end where the file ends).
+    pub fn decompress_reader<R: Read>(&self, reader: R) -> Result<Payload> {
+        de::decompress_reader(reader, self)
+    }
+
+    /// Decodes a file held in memory into `T`.
+    pub fn from_slice<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T> {
+        self.decompress(bytes)?.deserialize()
+    }
+
+    /// Decodes a file from a stream into `T`.
+    pub fn from_reader<R: Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        self.decompress_reader(reader)?.deserialize()
+    }
+
+    /// Encodes `value` as a file (header + compressed BSON).
+    pub fn to_vec<T: Serialize + ?Sized>(&self, value: &T, compression: Compression) -> Result<Vec<u8>> {
+        ser::to_vec_with(value, compression, self)
+    }
+
+    /// Encodes `value` as a file into `writer`.
+    pub fn to_writer<W: Write, T: Serialize + ?Sized>(
+        &self,
+        writer: W,
+        value: &T,
+        compression: Compression,
+    ) -> Result<()> {
+        ser::to_writer_with(writer, value, compression, self)
+    }
+
+    /// Wraps BSON bytes that are already encoded (e.g. [`Payload::as_bytes`]) in a file.
+    pub fn compress(&self, bson: &[u8], compression: Compression) -> Result<Vec<u8>> {
+        crate::payload::validate(bson, self.max_depth)?;
+        let mut out = Vec::with_capacity(bson.len() / 2 + 64);
+        ser::encode_bson(bson, compression, self, &mut out)?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,140 @@
+//! The codec adapters on their own: chunking, stored chunks, streaming in small pieces, and
+//! agreement between the streaming writers and the whole-buffer encoders.
+
+use std::io::{BufReader, Read, Write};
+
+use proptest::prelude::*;
+use serde_brson::codec::{BrotliReader, BrotliWriter, Lz4NetReader, Lz4NetWriter, LzmaReader, LzmaWriter, lz4net};
+use testkit::rng::Pcg32;
+
+fn noise(len: usize) -> Vec<u8> {
+    Pcg32::new(7, 11).bytes(len)
+}
+
+fn text(len: usize) -> Vec<u8> {
+    b"Resonite data tree, slot Name Data ID ".iter().copied().cycle().take(len).collect()
+}
+
+/// Splits an lz4net stream into (flags, original, stored) per chunk.
+fn chunks(mut stream: &[u8]) -> Vec<(u64, u64, u64)> {
+    let varint = |s: &mut &[u8]| {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = s[0];
+            *s = &s[1..];
+            v |= u64::from(b & 0x7F) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return v;
+            }
+        }
+    };
+    let mut out = Vec::new();
+    while !stream.is_empty() {
+        let flags = varint(&mut stream);
+        let original = varint(&mut stream);
+        let stored = if flags & 1 == 1 { varint(&mut stream) } else { original };
+        stream = &stream[stored as usize..];
+        out.push((flags, original, stored));
+    }
+    out
+}
+
+#[test]
+fn lz4net_writes_engine_sized_chunks_and_stores_incompressible_ones() {
+    let mut data = text(lz4net::CHUNK_SIZE + 1000);
+    data.extend_from_slice(&noise(5000));
+    let mut w = Lz4NetWriter::new(Vec::new());
+    w.write_all(&data).unwrap();
+    let stream = w.finish().unwrap();
+    let c = chunks(&stream);
+    assert_eq!(c.len(), 2);
+    assert_eq!((c[0].0, c[0].1), (1, lz4net::CHUNK_SIZE as u64));
+    assert!(c[0].2 < c[0].1 / 10);
+    assert_eq!(c[1].1, 6000);
+    // Pure noise is stored.
+    let mut w = Lz4NetWriter::new(Vec::new());
+    w.write_all(&noise(3000)).unwrap();
+    assert_eq!(chunks(&w.finish().unwrap()), [(0, 3000, 3000)]);
+    // Nothing in, nothing out.
+    assert!(Lz4NetWriter::new(Vec::new()).finish().unwrap().is_empty());
+}
+
+#[test]
+fn lz4net_reader_through_a_tiny_buffer_and_byte_reads() {
+    let data = [text(70_000), noise(9_000), text(33)].concat();
+    let mut w = Lz4NetWriter::with_chunk_size(Vec::new(), 4096);
+    for piece in data.chunks(777) {
+        w.write_all(piece).unwrap();
+    }
+    let stream = w.finish().unwrap();
+    let mut out = Vec::new();
+    Lz4NetReader::new(BufReader::with_capacity(5, &stream[..])).read_to_end(&mut out).unwrap();
+    assert_eq!(out, data);
+    let mut reader = Lz4NetReader::new(&stream[..]);
+    let mut small = Vec::new();
+    let mut buf = [0u8; 13];
+    loop {
+        let n = reader.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        small.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(small, data);
+}
+
+#[test]
+fn lzma_writer_and_reader() {
+    let data = [text(300_000), noise(2000)].concat();
+    let mut w = LzmaWriter::new(Vec::new());
+    for piece in data.chunks(10_000) {
+        w.write_all(piece).unwrap();
+    }
+    let body = w.finish().unwrap();
+    assert_eq!(body[..5], [0x5D, 0, 0, 0x20, 0]);
+    let mut reader = LzmaReader::new(&body[..], 1 << 20, 0).unwrap();
+    assert_eq!(reader.header().uncompressed_size, data.len() as u64);
+    assert_eq!(reader.header().compressed_size, (body.len() - 21) as u64);
+    let mut out = Vec::new();
+    reader.read_to_end(&mut out).unwrap();
+    assert_eq!(out, data);
+    assert!(reader.into_inner().unwrap().is_empty());
+    // The size limit is checked from the header.
+    let err = LzmaReader::new(&body[..], 1000, 0).err().unwrap();
+    assert_eq!(err.kind(), serde_brson::ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn brotli_writer_and_reader() {
+    let data = [text(200_000), noise(3000)].concat();
+    let mut w = BrotliWriter::new(Vec::new());
+    for piece in data.chunks(4099) {
+        w.write_all(piece).unwrap();
+    }
+    let stream = w.finish().unwrap();
+    let mut out = Vec::new();
+    BrotliReader::new(BufReader::with_capacity(3, &stream[..])).read_to_end(&mut out).unwrap();
+    assert_eq!(out, data);
+    let mut trailing = stream.clone();
+    trailing.push(1);
+    let err = BrotliReader::new(&trailing[..]).read_to_end(&mut Vec::new()).unwrap_err();
+    assert_eq!(serde_brson::Error::from(err).kind(), serde_brson::ErrorKind::TrailingBytes);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn lz4net_round_trips(data in proptest::collection::vec(prop_oneof![Just(b'a'), any::<u8>()], 0..20_000), chunk in 1usize..9000, piece in 1usize..5000) {
+        let mut w = Lz4NetWriter::with_chunk_size(Vec::new(), chunk);
+        for p in data.chunks(piece) {
+            w.write_all(p).unwrap();
+        }
+        let stream = w.finish().unwrap();
+        prop_assert!(chunks(&stream).iter().all(|c| c.1 as usize <= chunk && c.2 <= c.1));
+        let mut out = Vec::new();
+        Lz4NetReader::new(BufReader::with_capacity(64, &stream[..])).read_to_end(&mut out).unwrap();
+        prop_assert_eq!(out, data);
+    }
+}
