@@ -10,9 +10,9 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod anchors;
-pub mod kiprop;
-pub mod flatbuf;
 pub mod brson;
+pub mod flatbuf;
+pub mod kiprop;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
