@@ -107,7 +107,10 @@ fn strings_chars_and_bytes() {
 #[test]
 fn strings_decode_like_the_engine() {
     // Missing padding at the end is an error (the engine requires it); garbage padding is not.
-    assert!(matches!(serde_godot::from_slice::<String>(&hex("040000000100000061")).unwrap_err().kind(), ErrorKind::Eof));
+    assert!(matches!(
+        serde_godot::from_slice::<String>(&hex("040000000100000061")).unwrap_err().kind(),
+        ErrorKind::Eof
+    ));
     assert_eq!(dec::<String>(&hex("0400000001000000614142ff")), "a");
     // Parsing stops at NUL and drops a leading byte order mark (verified on Godot 3.2.3).
     assert_eq!(dec::<String>(&hex("040000000300000061006200")), "a");
@@ -180,7 +183,8 @@ fn structs_are_dictionaries_or_arrays() {
     }
     assert_eq!(dec::<Hit>(&serde_godot::to_vec(&with_names).unwrap()), hit);
     // Unknown fields are skipped; missing ones are an error.
-    let extra = Variant::from([("id", Variant::Int(7)), ("new", Variant::from(vec![Variant::Nil])), ("dmg", 2.5.into())]);
+    let extra =
+        Variant::from([("id", Variant::Int(7)), ("new", Variant::from(vec![Variant::Nil])), ("dmg", 2.5.into())]);
     assert_eq!(dec::<Hit>(&serde_godot::to_vec(&extra).unwrap()), hit);
     let missing = serde_godot::to_vec(&Variant::from([("id", 7)])).unwrap();
     assert!(serde_godot::from_slice::<Hit>(&missing).unwrap_err().to_string().contains("dmg"));
@@ -370,7 +374,10 @@ fn double_precision_payloads_are_read() {
     // Godot 3 ignores the flag for math types (observed on Godot 3.2.3).
     let g3 = Options::new().version(Version::Godot3);
     let quat = hex(&x("0a000100 0000803f 0000803f 0000803f 0000803f"));
-    assert_eq!(g3.from_slice::<serde_godot::Quaternion>(&quat).unwrap(), serde_godot::Quaternion::new(1.0, 1.0, 1.0, 1.0));
+    assert_eq!(
+        g3.from_slice::<serde_godot::Quaternion>(&quat).unwrap(),
+        serde_godot::Quaternion::new(1.0, 1.0, 1.0, 1.0)
+    );
 }
 
 #[test]
@@ -380,7 +387,10 @@ fn nodepath_padding_garbage_is_ignored() {
     let bytes = hex("0f00000002000080000000000000000006000000506c617965720000060000005370726974651041");
     let path: NodePath = g3.from_slice(&bytes).unwrap();
     assert_eq!(path.to_string(), "Player/Sprite");
-    assert_eq!(to_hex(&g3.to_vec(&path).unwrap()), "0f00000002000080000000000000000006000000506c617965720000060000005370726974650000");
+    assert_eq!(
+        to_hex(&g3.to_vec(&path).unwrap()),
+        "0f00000002000080000000000000000006000000506c617965720000060000005370726974650000"
+    );
 }
 
 #[test]

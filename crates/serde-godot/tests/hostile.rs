@@ -66,7 +66,9 @@ fn message_bytes(opts: Options) -> Vec<u8> {
         ("tags", Variant::from(vec![Variant::from("a"), Variant::from("bc")])),
         (
             "points",
-            Variant::PackedVector3Array(serde_godot::PackedVector3Array(vec![serde_godot::Vector3::new(1.0, 2.0, 3.0)])),
+            Variant::PackedVector3Array(serde_godot::PackedVector3Array(vec![serde_godot::Vector3::new(
+                1.0, 2.0, 3.0,
+            )])),
         ),
         ("extra", Variant::from([(Variant::Int(1), Variant::PackedByteArray(vec![1, 2, 3].into()))])),
         ("command", Variant::from([("Say", Variant::from([("text", "hi")]))])),
@@ -79,9 +81,8 @@ fn every_decoder_survives_mutations_of_every_fixture() {
     for version in [Version::Godot4, Version::Godot3] {
         for full_objects in [false, true] {
             let opts = Options::new().version(version).full_objects(full_objects);
-            let check = testkit::DecoderCheck::new()
-                .fixtures(fixtures(version))
-                .max_alloc(testkit::alloc::default_bound);
+            let check =
+                testkit::DecoderCheck::new().fixtures(fixtures(version)).max_alloc(testkit::alloc::default_bound);
             let outcome = check.run(|b| Variant::from_bytes(b, &opts));
             assert!(outcome.ok > 0 && outcome.err > 0, "{outcome:?}");
             check.run(|b| opts.from_slice::<Variant>(b));
@@ -101,8 +102,7 @@ fn framing_decoders_survive_mutations() {
     testkit::DecoderCheck::new()
         .fixtures(frames)
         .max_alloc(testkit::alloc::default_bound)
-        .run(|b| framing::decode_frame::<Variant>(b, &opts, Framing::StreamPeer))
-        .ok;
+        .run(|b| framing::decode_frame::<Variant>(b, &opts, Framing::StreamPeer));
     let stream = framing::to_frame(&Variant::from([("a", 1)]), &opts, Framing::StreamPeer).unwrap();
     testkit::DecoderCheck::new()
         .fixture("stream", stream)
@@ -158,14 +158,14 @@ fn million_deep_array_is_a_depth_error() {
 fn huge_declared_counts_never_preallocate() {
     let bound = |n: usize| testkit::alloc::default_bound(n);
     let inputs = [
-        "1c000000ffffff7f00000000",         // Array of 2^31-1 elements, one NIL present
-        "1b000000ffffff7f0000000000000000", // Dictionary of 2^31-1 entries
-        "22000000ffffff7f00000000",         // PackedStringArray of 2^31-1 strings
-        "1e000000ffffff7f00000000",         // PackedInt32Array of 2^31-1 ints
-        "24000000ffffff7f00000000",         // PackedVector3Array
-        "1d000000ffffff7f00000000",         // PackedByteArray
-        "04000000ffffff7f00000000",         // String of 2^31-1 bytes
-        "16000000ffffffff0000000000000000", // NodePath with 2^31-1 names
+        "1c000000ffffff7f00000000",           // Array of 2^31-1 elements, one NIL present
+        "1b000000ffffff7f0000000000000000",   // Dictionary of 2^31-1 entries
+        "22000000ffffff7f00000000",           // PackedStringArray of 2^31-1 strings
+        "1e000000ffffff7f00000000",           // PackedInt32Array of 2^31-1 ints
+        "24000000ffffff7f00000000",           // PackedVector3Array
+        "1d000000ffffff7f00000000",           // PackedByteArray
+        "04000000ffffff7f00000000",           // String of 2^31-1 bytes
+        "16000000ffffffff0000000000000000",   // NodePath with 2^31-1 names
         "18000000010000004100000000ffffff7f", // full object with 2^31-1 properties
     ];
     let opts = Options::new().full_objects(true);
@@ -220,12 +220,14 @@ fn frames_above_max_size_are_refused_before_reading() {
     let prefix = (1u32 << 30).to_le_bytes();
     let err = framing::decode_frame::<Variant>(&prefix, &opts, Framing::StreamPeer).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::SizeLimit { .. }), "{err}");
-    let (result, stats) = testkit::alloc::measure(|| framing::read_frame::<_, Variant>(&prefix[..], &opts, Framing::StreamPeer));
+    let (result, stats) =
+        testkit::alloc::measure(|| framing::read_frame::<_, Variant>(&prefix[..], &opts, Framing::StreamPeer));
     assert!(matches!(result.unwrap_err().kind(), ErrorKind::SizeLimit { .. }));
     assert!(stats.peak < 1024, "{stats:?}");
     // A prefix within the limit but with the body missing is an I/O error, not an allocation.
     let small = 1000u32.to_le_bytes();
-    let (result, stats) = testkit::alloc::measure(|| framing::read_frame::<_, Variant>(&small[..], &opts, Framing::StreamPeer));
+    let (result, stats) =
+        testkit::alloc::measure(|| framing::read_frame::<_, Variant>(&small[..], &opts, Framing::StreamPeer));
     assert!(matches!(result.unwrap_err().kind(), ErrorKind::Io(_)));
     assert!(stats.peak < 4096, "{stats:?}");
     // Encoding refuses too.

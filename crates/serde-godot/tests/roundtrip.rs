@@ -47,11 +47,14 @@ fn common_leaf() -> impl Strategy<Value = Variant> {
         (v2(), v2()).prop_map(|(p, s)| Variant::Rect2(serde_godot::Rect2 { position: p, size: s })),
         (v2(), v2(), v2()).prop_map(|(x, y, o)| Variant::from(serde_godot::Transform2D::new(x, y, o))),
         (v3(), real()).prop_map(|(n, d)| Variant::Plane(serde_godot::Plane { normal: n, d })),
-        (real(), real(), real(), real()).prop_map(|(x, y, z, w)| Variant::Quaternion(serde_godot::Quaternion::new(x, y, z, w))),
+        (real(), real(), real(), real())
+            .prop_map(|(x, y, z, w)| Variant::Quaternion(serde_godot::Quaternion::new(x, y, z, w))),
         (v3(), v3()).prop_map(|(p, s)| Variant::from(serde_godot::Aabb::new(p, s))),
         (v3(), v3(), v3()).prop_map(|(a, b, c)| Variant::from(serde_godot::Basis::from_rows(a, b, c))),
-        (v3(), v3(), v3(), v3())
-            .prop_map(|(a, b, c, o)| Variant::from(serde_godot::Transform3D::new(serde_godot::Basis::from_rows(a, b, c), o))),
+        (v3(), v3(), v3(), v3()).prop_map(|(a, b, c, o)| Variant::from(serde_godot::Transform3D::new(
+            serde_godot::Basis::from_rows(a, b, c),
+            o
+        ))),
         (real(), real(), real(), real()).prop_map(|(r, g, b, a)| Variant::Color(Color::new(r, g, b, a))),
         node_path().prop_map(Variant::from),
         (1u64..).prop_map(|id| Variant::from(ObjectId(id))),
@@ -72,9 +75,9 @@ fn godot4_leaf() -> impl Strategy<Value = Variant> {
     let i4 = (any::<i32>(), any::<i32>(), any::<i32>(), any::<i32>());
     prop_oneof![
         4 => common_leaf(),
-        1 => i4.clone().prop_map(|(x, y, _, _)| Variant::Vector2i(serde_godot::Vector2i::new(x, y))),
-        1 => i4.clone().prop_map(|(x, y, z, _)| Variant::Vector3i(serde_godot::Vector3i::new(x, y, z))),
-        1 => i4.clone().prop_map(|(x, y, z, w)| Variant::Vector4i(serde_godot::Vector4i::new(x, y, z, w))),
+        1 => i4.prop_map(|(x, y, _, _)| Variant::Vector2i(serde_godot::Vector2i::new(x, y))),
+        1 => i4.prop_map(|(x, y, z, _)| Variant::Vector3i(serde_godot::Vector3i::new(x, y, z))),
+        1 => i4.prop_map(|(x, y, z, w)| Variant::Vector4i(serde_godot::Vector4i::new(x, y, z, w))),
         1 => i4.prop_map(|(x, y, w, h)| Variant::Rect2i(serde_godot::Rect2i::new(x, y, w, h))),
         1 => (real(), real(), real(), real()).prop_map(|(x, y, z, w)| Variant::Vector4(serde_godot::Vector4::new(x, y, z, w))),
         1 => prop::collection::vec(real(), 16).prop_map(|c| Variant::from(serde_godot::Projection {
@@ -175,24 +178,31 @@ fn unit() -> impl Strategy<Value = Unit> {
     (
         (any::<u32>(), text(), any::<i16>(), real(), any::<f64>().prop_filter("NaN", |f| !f.is_nan()), v2()),
         (team, prop::collection::vec(order, 0..4), any::<Option<u32>>(), prop::collection::vec(text(), 0..3)),
-        (any::<(bool, bool)>(), any::<i64>(), prop::collection::vec(any::<u8>(), 0..8), prop::collection::vec(v3(), 0..4)),
+        (
+            any::<(bool, bool)>(),
+            any::<i64>(),
+            prop::collection::vec(any::<u8>(), 0..8),
+            prop::collection::vec(v3(), 0..4),
+        ),
     )
-        .prop_map(|((id, name, hp, speed, mass, pos), (team, orders, leader, tags), (flags, big, blob, points))| Unit {
-            id,
-            name,
-            hp,
-            speed,
-            mass,
-            pos,
-            team,
-            orders,
-            leader,
-            tags,
-            flags,
-            big,
-            blob: PackedByteArray(blob),
-            points: PackedVector3Array(points),
-        })
+        .prop_map(
+            |((id, name, hp, speed, mass, pos), (team, orders, leader, tags), (flags, big, blob, points))| Unit {
+                id,
+                name,
+                hp,
+                speed,
+                mass,
+                pos,
+                team,
+                orders,
+                leader,
+                tags,
+                flags,
+                big,
+                blob: PackedByteArray(blob),
+                points: PackedVector3Array(points),
+            },
+        )
 }
 
 proptest! {

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_godot::{
-    Array, Color, Dictionary, NodePath, Options, PackedVector2Array, StringName, StructForm, Transform3D,
-    UnitVariants, Variant, Vector2, Vector3, Version,
+    Array, Color, Dictionary, NodePath, Options, PackedVector2Array, StringName, StructForm, Transform3D, UnitVariants,
+    Variant, Vector2, Vector3, Version,
 };
 
 fn show<T: Serialize>(value: &T, opts: Options) -> String {
@@ -77,8 +77,12 @@ fn move_command() {
 
 #[test]
 fn chat_message() {
-    let msg = Chat { from: "Ayla", text: "gg — 良い試合", emote: Some(Emote::Dance { style: 2 }) };
-    insta::assert_snapshot!("chat", show(&msg, Options::new()));
+    let msgs = [
+        Chat { from: "Ayla", text: "gg — 良い試合", emote: Some(Emote::Dance { style: 2 }) },
+        Chat { from: "Borin", text: "o/", emote: Some(Emote::Wave) },
+        Chat { from: "Cyd", text: "", emote: None },
+    ];
+    insta::assert_snapshot!("chat", show(&msgs, Options::new()));
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub(crate) fn same_modulo_nodepath_padding(ours: &[u8], engine: &[u8], opts: &se
 /// C's `%g` (6 significant digits), which Godot 3.2 uses to print reals.
 pub(crate) fn g6(v: f64) -> String {
     if v.is_nan() {
-        return "nan".into();
+        return if v.is_sign_negative() { "-nan".into() } else { "nan".into() };
     }
     if v.is_infinite() {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
@@ -71,8 +71,31 @@ fn comps(name: &str, values: &[f32]) -> String {
     format!("{name}( {} )", parts.join(", "))
 }
 
+/// Godot 3's `c_escape_multiline` (what `var2str` uses for Strings).
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Godot 3's `c_escape` (what `var2str` uses for PoolStringArray elements).
+fn c_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            '\'' => out.push_str("\\'"),
+            '?' => out.push_str("\\?"),
+            '"' => out.push_str("\\\""),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Godot 3's ordering of Dictionary keys in `var2str` (enough for the fixtures: by type, then
@@ -126,7 +149,7 @@ pub(crate) fn var2str3(v: &Variant) -> String {
         Variant::PackedByteArray(a) => pool("PoolByteArray", a.iter().map(|b| b.to_string())),
         Variant::PackedInt32Array(a) => pool("PoolIntArray", a.iter().map(|b| b.to_string())),
         Variant::PackedFloat32Array(a) => pool("PoolRealArray", a.iter().map(|f| g6(*f as f64))),
-        Variant::PackedStringArray(a) => pool("PoolStringArray", a.iter().map(|s| format!("\"{}\"", escape(s)))),
+        Variant::PackedStringArray(a) => pool("PoolStringArray", a.iter().map(|s| format!("\"{}\"", c_escape(s)))),
         Variant::PackedVector2Array(a) => {
             pool("PoolVector2Array", a.iter().flat_map(|v| [v.x, v.y]).map(|f| g6(f as f64)))
         }
