@@ -39,9 +39,20 @@ pub struct Deserializer<'de> {
     r: Reader<'de>,
     opts: Options,
     types: &'static [Option<VariantType>; 256],
+    /// Untyped ARRAY and DICTIONARY headers in this version (the hot containers).
+    array: u32,
+    dict: u32,
     /// Depth of the value being read (the top-level value is depth 0).
     depth: usize,
 }
+
+// Headers whose type id is the same in Godot 3 and 4 (the fast paths compare whole headers;
+// anything else — flags, unused bits — takes the general path).
+const NIL: u32 = 0;
+const BOOL: u32 = 1;
+const INT: u32 = 2;
+const FLOAT: u32 = 3;
+const STRING: u32 = 4;
 
 impl<'de> Deserializer<'de> {
     /// A deserializer with the default [`Options`] (Godot 4).
@@ -51,7 +62,11 @@ impl<'de> Deserializer<'de> {
 
     /// A deserializer with `opts`.
     pub fn with_options(input: &'de [u8], opts: Options) -> Self {
-        Deserializer { r: Reader::new(input), opts, types: wire::types_table(opts.version), depth: 0 }
+        let (array, dict) = match opts.version {
+            Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
+            Version::Godot3 => (19, 18),
+        };
+        Deserializer { r: Reader::new(input), opts, types: wire::types_table(opts.version), array, dict, depth: 0 }
     }
 
     /// Checks that the whole input was consumed (the engine ignores trailing bytes; serde-godot
@@ -80,6 +95,45 @@ impl<'de> Deserializer<'de> {
             Some(ty) => Ok((ty, header)),
             None => Err(Error::at(ErrorKind::UnknownType(header & 0xFF), at)),
         }
+    }
+
+    /// The general path for a header a fast path did not take.
+    #[inline(never)]
+    fn slow<V: Visitor<'de>>(&mut self, start: usize, header: u32, visitor: V) -> Result<V::Value> {
+        match self.types[(header & 0xFF) as usize] {
+            Some(ty) => self.value(start, ty, header, visitor),
+            None => Err(Error::at(ErrorKind::UnknownType(header & 0xFF), start)),
+        }
+    }
+
+    /// An int (any width) for the integer fast paths.
+    #[inline]
+    fn int<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let value = match header {
+            INT => self.r.u32()? as i32 as i64,
+            h if h == INT | FLAG_64 => self.r.u64()? as i64,
+            _ => return self.slow(start, header, visitor),
+        };
+        visitor.visit_i64(value).map_err(|e: Error| e.or_at(start))
+    }
+
+    /// A container for the seq / struct fast paths.
+    #[inline]
+    fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let result = if header == self.array {
+            let count = self.r.count(self.opts.max_len)?;
+            self.seq(count, visitor)
+        } else if header == self.dict {
+            let count = self.r.count(self.opts.max_len)?;
+            self.map(count, visitor)
+        } else {
+            return self.slow(start, header, visitor);
+        };
+        result.map_err(|e| e.or_at(start))
     }
 
     #[inline]
@@ -180,6 +234,10 @@ impl<'de> Deserializer<'de> {
     /// Visits the elements of an Array.
     fn seq<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
         self.depth += 1;
+        if count > 0 {
+            // Every element sits one level down: check once for all of them.
+            self.check_depth()?;
+        }
         let mut access = Elements { de: self, remaining: count };
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
@@ -194,6 +252,9 @@ impl<'de> Deserializer<'de> {
     /// Visits the entries of a Dictionary.
     fn map<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
         self.depth += 1;
+        if count > 0 {
+            self.check_depth()?;
+        }
         let mut access = Entries { de: self, remaining: count };
         let value = visitor.visit_map(&mut access);
         let remaining = access.remaining;
@@ -271,15 +332,20 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.peek_type() == Some(VariantType::Nil) {
-            self.r.u32()?;
-            visitor.visit_none()
-        } else {
-            visitor.visit_some(self)
+        match self.r.peek_u32() {
+            Some(header) if header & 0xFF == NIL => {
+                self.r.u32()?;
+                visitor.visit_none()
+            }
+            _ => visitor.visit_some(self),
         }
     }
 
+    #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.r.peek_u32() == Some(self.array) {
+            return self.container(visitor);
+        }
         let start = self.r.pos();
         let (ty, header) = self.header()?;
         if ty == VariantType::PackedByteArray {
@@ -293,10 +359,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.value(start, ty, header, visitor)
     }
 
+    #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
         self.deserialize_seq(visitor)
     }
 
+    #[inline]
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -314,9 +382,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         match magic::lookup(name) {
+            None => self.container(visitor),
             Some(magic @ (Magic::NodePath | Magic::FullObject)) => self.magic_struct(magic, visitor),
             // Math types and Signal: `deserialize_any` already hands their parts over as sequences.
-            _ => self.deserialize_any(visitor),
+            Some(_) => self.deserialize_any(visitor),
         }
     }
 
@@ -353,7 +422,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_any(visitor)
     }
 
+    #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.r.peek_u32() == Some(STRING) {
+            return self.deserialize_str(visitor);
+        }
         let start = self.r.pos();
         let (ty, header) = self.header()?;
         match ty {
@@ -417,8 +490,110 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor.visit_unit()
     }
 
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != BOOL {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_bool(self.r.u32()? != 0).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != FLOAT {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_f32(self.r.f32()?).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let value = match header {
+            FLOAT => self.r.f32()? as f64,
+            h if h == FLOAT | FLAG_64 => self.r.f64()?,
+            _ => return self.slow(start, header, visitor),
+        };
+        visitor.visit_f64(value).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != STRING {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    #[inline]
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.container(visitor)
+    }
+
+    #[inline]
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != NIL {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_unit().map_err(|e: Error| e.or_at(start))
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit map
+        i128 u128 char bytes byte_buf
     }
 }
 
@@ -436,7 +611,6 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
         if self.remaining == 0 {
             return Ok(None);
         }
-        self.de.check_depth()?;
         self.remaining -= 1;
         seed.deserialize(&mut *self.de).map(Some)
     }
@@ -461,7 +635,6 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
         if self.remaining == 0 {
             return Ok(None);
         }
-        self.de.check_depth()?;
         self.remaining -= 1;
         seed.deserialize(&mut *self.de).map(Some)
     }

@@ -51,6 +51,9 @@ pub struct Serializer<'a> {
     out: &'a mut Vec<u8>,
     opts: Options,
     ids: &'static [u8; 39],
+    /// Headers of ARRAY and DICTIONARY in this version (the hot containers).
+    array: u32,
+    dict: u32,
     depth: usize,
 }
 
@@ -62,7 +65,9 @@ impl<'a> Serializer<'a> {
 
     /// A serializer with `opts` appending to `out`.
     pub fn with_options(out: &'a mut Vec<u8>, opts: Options) -> Self {
-        Serializer { out, opts, ids: wire::ids_table(opts.version), depth: 0 }
+        let ids = wire::ids_table(opts.version);
+        let (array, dict) = (ids[VariantType::Array as usize] as u32, ids[VariantType::Dictionary as usize] as u32);
+        Serializer { out, opts, ids, array, dict, depth: 0 }
     }
 
     /// The header id of `ty` in this version, or an error for Godot 4-only types in Godot 3 mode.
@@ -141,21 +146,53 @@ impl<'a> Serializer<'a> {
         Ok(())
     }
 
-    /// Writes a count that is known, or a placeholder to patch.
+    /// Writes a container header and its count (or a placeholder to patch), steps one level
+    /// down, and returns the bookkeeping.
     #[inline]
-    fn count(&mut self, len: Option<usize>) -> Result<Option<usize>> {
+    fn open(&mut self, header: u32, len: Option<usize>) -> Result<Open> {
         match len {
-            Some(len) => {
-                let len = wire::len_u32(len)?;
-                self.out.extend_from_slice(&len.to_le_bytes());
-                Ok(None)
+            Some(len) if len <= i32::MAX as usize => {
+                self.out.extend_from_slice(&(header as u64 | (len as u64) << 32).to_le_bytes());
+                self.depth += 1;
+                Ok(Open { len: len as u32, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 })
             }
-            None => {
-                let pos = self.out.len();
-                self.out.extend_from_slice(&[0; 4]);
-                Ok(Some(pos))
+            _ => {
+                wire::put_header(self.out, header);
+                self.open_count(len)
             }
         }
+    }
+
+    /// Writes a container's count (or a placeholder to patch) and steps one level down.
+    fn open_count(&mut self, len: Option<usize>) -> Result<Open> {
+        let open = match len {
+            Some(len) => {
+                self.out.extend_from_slice(&wire::len_u32(len)?.to_le_bytes());
+                Open { len: len as u32, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 }
+            }
+            None => {
+                let patch = self.out.len();
+                self.out.extend_from_slice(&[0; 4]);
+                Open { len: UNKNOWN, count: 0, patch, check: [NO_CHECK; 2], levels: 1 }
+            }
+        };
+        self.depth += 1;
+        Ok(open)
+    }
+
+    /// Leaves a container: back up the levels it went down, patch or check its count.
+    #[inline]
+    fn close(&mut self, open: &Open) -> Result<()> {
+        self.depth -= open.levels as usize;
+        if open.len == UNKNOWN {
+            self.out[open.patch..open.patch + 4].copy_from_slice(&open.count.to_le_bytes());
+        } else if open.len != open.count {
+            return Err(Error::new(ErrorKind::Message(format!(
+                "a Serialize implementation announced {} elements but produced {}",
+                open.len, open.count
+            ))));
+        }
+        Ok(())
     }
 
     fn typed<'x>(&self, spec: Option<TypeSpec<'x>>) -> Option<TypeSpec<'x>> {
@@ -173,91 +210,89 @@ impl<'a> Serializer<'a> {
         }
     }
 
-    /// Starts an ARRAY: header (with a typed-container kind when enabled), count, one level down.
-    fn begin_array(&mut self, len: Option<usize>, spec: Option<TypeSpec<'_>>) -> Result<Seq<'_, 'a>> {
-        let id = self.id(VariantType::Array)?;
-        let typed = self.typed(spec);
-        let check = typed.as_ref().map(TypeSpec::variant_type);
-        match &typed {
-            None => wire::put_header(self.out, id),
-            Some(spec) => {
-                wire::put_header(self.out, id | spec.kind() << 16);
-                self.put_type_spec(spec)?;
-            }
-        }
-        let count_pos = self.count(len)?;
-        self.descend();
-        Ok(Seq { ser: self, len, count_pos, count: 0, check, levels: 1 })
+    /// Starts an untyped ARRAY.
+    #[inline]
+    fn begin_array(&mut self, len: Option<usize>) -> Result<Seq<'_, 'a>> {
+        let open = self.open(self.array, len)?;
+        Ok(Seq { ser: self, open })
     }
 
-    /// Starts a DICTIONARY: header (with typed-container kinds when enabled), count, one level
-    /// down.
-    fn begin_dict(
+    /// Starts an ARRAY with a typed-container header (when enabled).
+    #[cold]
+    fn begin_typed_array(&mut self, len: Option<usize>, spec: TypeSpec<'_>) -> Result<Seq<'_, 'a>> {
+        let Some(spec) = self.typed(Some(spec)) else { return self.begin_array(len) };
+        wire::put_header(self.out, self.array | spec.kind() << 16);
+        self.put_type_spec(&spec)?;
+        let mut open = self.open_count(len)?;
+        open.check[0] = spec.variant_type() as u8;
+        Ok(Seq { ser: self, open })
+    }
+
+    /// Starts an untyped DICTIONARY.
+    #[inline]
+    fn begin_dict(&mut self, len: Option<usize>) -> Result<Map<'_, 'a>> {
+        let open = self.open(self.dict, len)?;
+        Ok(Map { ser: self, open })
+    }
+
+    /// Starts a DICTIONARY with typed-container headers (when enabled).
+    #[cold]
+    fn begin_typed_dict(
         &mut self,
         len: Option<usize>,
         key: Option<TypeSpec<'_>>,
         value: Option<TypeSpec<'_>>,
     ) -> Result<Map<'_, 'a>> {
-        let id = self.id(VariantType::Dictionary)?;
         let key = self.typed(key);
         let value = self.typed(value);
+        if key.is_none() && value.is_none() {
+            return self.begin_dict(len);
+        }
         let kinds = key.as_ref().map_or(0, TypeSpec::kind) << 16 | value.as_ref().map_or(0, TypeSpec::kind) << 18;
-        wire::put_header(self.out, id | kinds);
+        wire::put_header(self.out, self.dict | kinds);
         if let Some(spec) = &key {
             self.put_type_spec(spec)?;
         }
         if let Some(spec) = &value {
             self.put_type_spec(spec)?;
         }
-        let key_check = key.as_ref().map(TypeSpec::variant_type);
-        let value_check = value.as_ref().map(TypeSpec::variant_type);
-        let count_pos = self.count(len)?;
-        self.descend();
-        Ok(Map { ser: self, len, count_pos, count: 0, key_check, value_check, levels: 1 })
+        let mut open = self.open_count(len)?;
+        open.check = [
+            key.as_ref().map_or(NO_CHECK, |k| k.variant_type() as u8),
+            value.as_ref().map_or(NO_CHECK, |v| v.variant_type() as u8),
+        ];
+        Ok(Map { ser: self, open })
     }
 
     /// Writes `{ "Variant": ` of an externally tagged enum and steps into the value.
     fn begin_variant(&mut self, variant: &'static str) -> Result<()> {
-        let id = self.id(VariantType::Dictionary)?;
-        wire::put_header(self.out, id);
-        self.out.extend_from_slice(&1u32.to_le_bytes());
+        self.out.extend_from_slice(&(self.dict as u64 | 1 << 32).to_le_bytes());
         self.string(variant)?;
         self.descend();
         self.check_depth()
     }
 
+    #[inline]
     fn begin_struct(&mut self, len: usize, levels: u8) -> Result<Struct<'_, 'a>> {
-        Ok(match self.opts.struct_form {
-            StructForm::Dictionary => {
-                let mut map = self.begin_dict(Some(len), None, None)?;
-                map.levels += levels;
-                Struct(StructState::Dict(map))
-            }
-            StructForm::Array => {
-                let mut seq = self.begin_array(Some(len), None)?;
-                seq.levels += levels;
-                Struct(StructState::Array(seq))
-            }
-        })
+        let (kind, header) = match self.opts.struct_form {
+            StructForm::Dictionary => (StructKind::Dict, self.dict),
+            StructForm::Array => (StructKind::Array, self.array),
+        };
+        let mut open = self.open(header, Some(len))?;
+        open.levels += levels;
+        Ok(Struct { ser: self, open, kind, at: 0 })
     }
 
-    fn finish(&mut self, count_pos: Option<usize>, len: Option<usize>, count: usize, levels: u8) -> Result<()> {
-        self.depth -= levels as usize;
-        match (count_pos, len) {
-            (Some(pos), _) => {
-                let count = wire::len_u32(count)?;
-                self.out[pos..pos + 4].copy_from_slice(&count.to_le_bytes());
-                Ok(())
-            }
-            (None, Some(len)) if len != count => Err(Error::new(ErrorKind::Message(format!(
-                "a Serialize implementation announced {len} elements but produced {count}"
-            )))),
-            _ => Ok(()),
-        }
+    /// Serializes an element of a typed container and verifies that it has the declared type.
+    #[cold]
+    fn checked<T: Serialize + ?Sized>(&mut self, value: &T, expected: u8) -> Result<()> {
+        let start = self.out.len();
+        value.serialize(&mut *self)?;
+        let expected = VariantType::ALL[expected as usize];
+        self.verify_element(start, expected)
     }
 
     /// Verifies that the value written at `start` has the type a typed container declares.
-    #[cold]
     fn verify_element(&self, start: usize, expected: VariantType) -> Result<()> {
         let found = VariantType::from_id(self.out[start] as u32, self.opts.version).unwrap_or(VariantType::Nil);
         let ok = found == expected || (expected == VariantType::Object && found == VariantType::Nil);
@@ -268,7 +303,7 @@ impl<'a> Serializer<'a> {
         self.header(ty, 0)?;
         let layout = Layout::of(ty).expect("math type");
         let end = self.out.len() + layout.size(4);
-        Ok(Struct(StructState::Raw { ser: self, end, ty }))
+        Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Raw(ty), at: end })
     }
 }
 
@@ -439,16 +474,17 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
 
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'s, 'a>> {
-        self.begin_array(len, None)
+        self.begin_array(len)
     }
 
     #[inline]
     fn serialize_tuple(self, len: usize) -> Result<Seq<'s, 'a>> {
-        self.begin_array(Some(len), None)
+        self.begin_array(Some(len))
     }
 
+    #[inline]
     fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Seq<'s, 'a>> {
-        self.begin_array(Some(len), None)
+        self.begin_array(Some(len))
     }
 
     fn serialize_tuple_variant(
@@ -459,14 +495,14 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         len: usize,
     ) -> Result<Seq<'s, 'a>> {
         self.begin_variant(variant)?;
-        let mut seq = self.begin_array(Some(len), None)?;
-        seq.levels = 2;
+        let mut seq = self.begin_array(Some(len))?;
+        seq.open.levels = 2;
         Ok(seq)
     }
 
     #[inline]
     fn serialize_map(self, len: Option<usize>) -> Result<Map<'s, 'a>> {
-        self.begin_dict(len, None, None)
+        self.begin_dict(len)
     }
 
     #[inline]
@@ -498,52 +534,70 @@ impl<'a> Serializer<'a> {
                 self.header(VariantType::NodePath, 0)?;
                 let head = self.out.len();
                 self.out.extend_from_slice(&[0; 12]);
-                Ok(Struct(StructState::NodePath { ser: self, head, absolute: false, names: 0, subnames: 0 }))
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head })
             }
             Magic::Signal => {
                 self.header(VariantType::Signal, 0)?;
-                Ok(Struct(StructState::Signal { ser: self }))
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Signal, at: 0 })
             }
             Magic::FullObject => {
                 if !self.opts.full_objects {
                     return Err(Error::new(ErrorKind::FullObjectsDisabled));
                 }
                 self.header(VariantType::Object, 0)?;
-                Ok(Struct(StructState::FullObject { ser: self }))
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::FullObject, at: 0 })
             }
             _ => self.begin_struct(len, 0),
         }
     }
 }
 
+/// Marks an announced length as unknown (the count is patched at the end).
+const UNKNOWN: u32 = u32::MAX;
+/// No typed-container check.
+const NO_CHECK: u8 = 0xFF;
+
+/// Bookkeeping of an open Array or Dictionary.
+#[derive(Clone, Copy)]
+struct Open {
+    /// The announced number of elements (checked at the end), or [`UNKNOWN`].
+    len: u32,
+    /// Elements (entries) written so far.
+    count: u32,
+    /// Where the count goes when `len` is unknown.
+    patch: usize,
+    /// Godot 4 type ids that elements (keys) and values must have in a typed container.
+    check: [u8; 2],
+    /// Depth levels to climb back at the end (2 for the body of an enum variant).
+    levels: u8,
+}
+
+impl Open {
+    /// For Godot's own struct-like types, which are not containers.
+    const NONE: Open = Open { len: 0, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 0 };
+}
+
 /// The compound for sequences, tuples and (in Array form) structs.
 pub struct Seq<'s, 'a> {
     ser: &'s mut Serializer<'a>,
-    len: Option<usize>,
-    count_pos: Option<usize>,
-    count: usize,
-    check: Option<VariantType>,
-    levels: u8,
+    open: Open,
 }
 
 impl Seq<'_, '_> {
     #[inline]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.ser.check_depth()?;
-        self.count += 1;
-        match self.check {
-            None => value.serialize(&mut *self.ser),
-            Some(expected) => {
-                let start = self.ser.out.len();
-                value.serialize(&mut *self.ser)?;
-                self.ser.verify_element(start, expected)
-            }
+        self.open.count += 1;
+        if self.open.check[0] == NO_CHECK {
+            value.serialize(&mut *self.ser)
+        } else {
+            self.ser.checked(value, self.open.check[0])
         }
     }
 
     #[inline]
     fn end_seq(self) -> Result<()> {
-        self.ser.finish(self.count_pos, self.len, self.count, self.levels)
+        self.ser.close(&self.open)
     }
 }
 
@@ -597,141 +651,127 @@ compound!(Seq<'_, '_>, element, end_seq:
 /// The compound for maps and (in Dictionary form) structs.
 pub struct Map<'s, 'a> {
     ser: &'s mut Serializer<'a>,
-    len: Option<usize>,
-    count_pos: Option<usize>,
-    count: usize,
-    key_check: Option<VariantType>,
-    value_check: Option<VariantType>,
-    levels: u8,
-}
-
-impl Map<'_, '_> {
-    #[inline]
-    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        self.ser.check_depth()?;
-        self.count += 1;
-        self.ser.string(key)?;
-        value.serialize(&mut *self.ser)
-    }
-
-    #[inline]
-    fn end_map(self) -> Result<()> {
-        self.ser.finish(self.count_pos, self.len, self.count, self.levels)
-    }
+    open: Open,
 }
 
 impl ser::SerializeMap for Map<'_, '_> {
     type Ok = ();
     type Error = Error;
 
+    #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
         self.ser.check_depth()?;
-        self.count += 1;
-        let start = self.ser.out.len();
-        key.serialize(&mut *self.ser)?;
-        if let Some(expected) = self.key_check {
-            self.ser.verify_element(start, expected)?;
+        self.open.count += 1;
+        match self.open.check[0] {
+            NO_CHECK => key.serialize(&mut *self.ser),
+            ty => self.ser.checked(key, ty),
         }
-        Ok(())
     }
 
+    #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let start = self.ser.out.len();
-        value.serialize(&mut *self.ser)?;
-        if let Some(expected) = self.value_check {
-            self.ser.verify_element(start, expected)?;
+        match self.open.check[1] {
+            NO_CHECK => value.serialize(&mut *self.ser),
+            ty => self.ser.checked(value, ty),
         }
-        Ok(())
     }
 
+    #[inline]
     fn end(self) -> Result<()> {
-        self.end_map()
+        self.ser.close(&self.open)
     }
+}
+
+/// What a [`Struct`] is writing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StructKind {
+    /// A Dictionary of field name → value.
+    Dict,
+    /// An Array of values.
+    Array,
+    /// A math type's components, which must end at `Struct::at`.
+    Raw(VariantType),
+    /// A NodePath whose three header words are at `Struct::at` (names counted in `open.count`,
+    /// subnames in `open.len`, the absolute flag in `open.check[0]`).
+    NodePath,
+    Signal,
+    FullObject,
 }
 
 /// The compound for structs: a Dictionary or Array of fields, or one of Godot's own struct-like
 /// types written in its exact layout.
-pub struct Struct<'s, 'a>(StructState<'s, 'a>);
-
-enum StructState<'s, 'a> {
-    Dict(Map<'s, 'a>),
-    Array(Seq<'s, 'a>),
-    /// A math type: its components written raw; `end` is where its payload must end.
-    Raw {
-        ser: &'s mut Serializer<'a>,
-        end: usize,
-        ty: VariantType,
-    },
-    NodePath {
-        ser: &'s mut Serializer<'a>,
-        head: usize,
-        absolute: bool,
-        names: u32,
-        subnames: u32,
-    },
-    Signal {
-        ser: &'s mut Serializer<'a>,
-    },
-    FullObject {
-        ser: &'s mut Serializer<'a>,
-    },
+pub struct Struct<'s, 'a> {
+    ser: &'s mut Serializer<'a>,
+    open: Open,
+    kind: StructKind,
+    at: usize,
 }
 
 impl Struct<'_, '_> {
     #[inline]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        match &mut self.0 {
-            StructState::Dict(map) => map.field(key, value),
-            StructState::Array(seq) => seq.element(value),
-            StructState::Raw { ser, .. } => value.serialize(Raw::new(ser.out, Accept::MATH)),
-            StructState::NodePath { ser, absolute, names, subnames, .. } => match key {
-                "absolute" => {
-                    *absolute = value.serialize(BoolCapture)?;
-                    Ok(())
-                }
-                "names" => {
-                    *names = value.serialize(StrList { out: ser.out, max: ser.opts.max_len })?;
-                    Ok(())
-                }
-                "subnames" => {
-                    *subnames = value.serialize(StrList { out: ser.out, max: ser.opts.max_len })?;
-                    Ok(())
-                }
-                _ => Err(unexpected("a NodePath field")),
-            },
-            StructState::Signal { ser } => match key {
-                "name" => value.serialize(Raw::new(ser.out, Accept::STR)),
-                "object" => value.serialize(Raw::new(ser.out, Accept::U64)),
-                _ => Err(unexpected("a Signal field")),
-            },
-            StructState::FullObject { ser } => match key {
-                "class" => value.serialize(Raw::new(ser.out, Accept::STR)),
-                "properties" => value.serialize(Props { ser }),
-                _ => Err(unexpected("a full object field")),
-            },
+        match self.kind {
+            StructKind::Dict => {
+                self.ser.check_depth()?;
+                self.open.count += 1;
+                self.ser.string(key)?;
+                value.serialize(&mut *self.ser)
+            }
+            StructKind::Array => {
+                self.ser.check_depth()?;
+                self.open.count += 1;
+                value.serialize(&mut *self.ser)
+            }
+            _ => self.special_field(key, value),
         }
     }
 
+    #[cold]
+    fn special_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        let out = &mut *self.ser.out;
+        match (self.kind, key) {
+            (StructKind::Raw(_), _) => value.serialize(Raw::new(out, Accept::MATH)),
+            (StructKind::NodePath, "absolute") => {
+                self.open.check[0] = value.serialize(BoolCapture)? as u8;
+                Ok(())
+            }
+            (StructKind::NodePath, "names") => {
+                self.open.count = value.serialize(StrList { out, max: self.ser.opts.max_len })?;
+                Ok(())
+            }
+            (StructKind::NodePath, "subnames") => {
+                self.open.len = value.serialize(StrList { out, max: self.ser.opts.max_len })?;
+                Ok(())
+            }
+            (StructKind::Signal, "name") | (StructKind::FullObject, "class") => {
+                value.serialize(Raw::new(out, Accept::STR))
+            }
+            (StructKind::Signal, "object") => value.serialize(Raw::new(out, Accept::U64)),
+            (StructKind::FullObject, "properties") => value.serialize(Props { ser: &mut *self.ser }),
+            _ => Err(unexpected("a Godot type's fields")),
+        }
+    }
+
+    #[inline]
     fn end_struct(self) -> Result<()> {
-        match self.0 {
-            StructState::Dict(map) => map.end_map(),
-            StructState::Array(seq) => seq.end_seq(),
-            StructState::Raw { ser, end, ty } => {
-                if ser.out.len() == end {
+        match self.kind {
+            StructKind::Dict | StructKind::Array => self.ser.close(&self.open),
+            StructKind::Raw(ty) => {
+                if self.ser.out.len() == self.at {
                     Ok(())
                 } else {
                     Err(Error::new(ErrorKind::Message(format!("malformed {} components", ty.name()))))
                 }
             }
-            StructState::NodePath { ser, head, absolute, names, subnames } => {
+            StructKind::NodePath => {
                 let mut words = [0u8; 12];
-                words[..4].copy_from_slice(&(names | NODE_PATH_NEW_FORMAT).to_le_bytes());
-                words[4..8].copy_from_slice(&subnames.to_le_bytes());
-                words[8..].copy_from_slice(&(absolute as u32).to_le_bytes());
-                ser.out[head..head + 12].copy_from_slice(&words);
+                words[..4].copy_from_slice(&(self.open.count | NODE_PATH_NEW_FORMAT).to_le_bytes());
+                words[4..8].copy_from_slice(&self.open.len.to_le_bytes());
+                words[8..].copy_from_slice(&(self.open.check[0] as u32).to_le_bytes());
+                self.ser.out[self.at..self.at + 12].copy_from_slice(&words);
                 Ok(())
             }
-            StructState::Signal { .. } | StructState::FullObject { .. } => Ok(()),
+            StructKind::Signal | StructKind::FullObject => Ok(()),
         }
     }
 }
@@ -1083,8 +1123,7 @@ impl<'s, 'a> ser::Serializer for Packed<'s, 'a> {
 
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<PackedSeq<'s, 'a>> {
-        wire::put_header(self.ser.out, self.id);
-        let count_pos = self.ser.count(len)?;
+        let open = self.ser.open(self.id, len)?;
         if let (Some(len), Some(size)) = (len, wire::packed_elem_size(self.ty, false)) {
             self.ser.out.reserve(len.saturating_mul(size));
         }
@@ -1093,7 +1132,7 @@ impl<'s, 'a> ser::Serializer for Packed<'s, 'a> {
             VariantType::PackedVector3Array => 3,
             _ => 4,
         };
-        Ok(PackedSeq { ser: self.ser, ty: self.ty, len, count_pos, count: 0, dims })
+        Ok(PackedSeq { ser: self.ser, ty: self.ty, open, dims })
     }
 
     reject!("a packed array"; bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str bytes none some unit
@@ -1104,9 +1143,7 @@ impl<'s, 'a> ser::Serializer for Packed<'s, 'a> {
 struct PackedSeq<'s, 'a> {
     ser: &'s mut Serializer<'a>,
     ty: VariantType,
-    len: Option<usize>,
-    count_pos: Option<usize>,
-    count: usize,
+    open: Open,
     dims: usize,
 }
 
@@ -1116,12 +1153,12 @@ impl ser::SerializeSeq for PackedSeq<'_, '_> {
 
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.count += 1;
+        self.open.count += 1;
         value.serialize(PackedElem { out: self.ser.out, ty: self.ty, dims: self.dims })
     }
 
     fn end(self) -> Result<()> {
-        self.ser.finish(self.count_pos, self.len, self.count, 0)
+        self.ser.close(&self.open)
     }
 }
 
@@ -1311,14 +1348,14 @@ impl<'s, 'a> ser::Serializer for TypedBody<'s, 'a, '_> {
 
     fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'s, 'a>> {
         match self.mode {
-            TypedMode::Array(spec) => self.ser.begin_array(len, Some(spec)),
+            TypedMode::Array(spec) => self.ser.begin_typed_array(len, spec),
             TypedMode::Dict { .. } => Err(unexpected("a typed Dictionary")),
         }
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<Map<'s, 'a>> {
         match self.mode {
-            TypedMode::Dict { key, value } => self.ser.begin_dict(len, key, value),
+            TypedMode::Dict { key, value } => self.ser.begin_typed_dict(len, key, value),
             TypedMode::Array(_) => Err(unexpected("a typed Array")),
         }
     }
@@ -1421,9 +1458,8 @@ impl<'s, 'a> ser::Serializer for Props<'s, 'a> {
     }
 
     fn serialize_seq(self, len: Option<usize>) -> Result<PropsSeq<'s, 'a>> {
-        let count_pos = self.ser.count(len)?;
-        self.ser.descend();
-        Ok(PropsSeq { ser: self.ser, len, count_pos, count: 0 })
+        let open = self.ser.open_count(len)?;
+        Ok(PropsSeq { ser: self.ser, open })
     }
 
     reject!("an object's properties"; bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str bytes none some unit
@@ -1433,9 +1469,7 @@ impl<'s, 'a> ser::Serializer for Props<'s, 'a> {
 
 struct PropsSeq<'s, 'a> {
     ser: &'s mut Serializer<'a>,
-    len: Option<usize>,
-    count_pos: Option<usize>,
-    count: usize,
+    open: Open,
 }
 
 impl ser::SerializeSeq for PropsSeq<'_, '_> {
@@ -1444,12 +1478,12 @@ impl ser::SerializeSeq for PropsSeq<'_, '_> {
 
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.ser.check_depth()?;
-        self.count += 1;
+        self.open.count += 1;
         value.serialize(Prop { ser: self.ser, done: 0 })
     }
 
     fn end(self) -> Result<()> {
-        self.ser.finish(self.count_pos, self.len, self.count, 1)
+        self.ser.close(&self.open)
     }
 }
 

@@ -274,6 +274,15 @@ pub(crate) const fn pad4(len: usize) -> usize {
 /// Godot 4 does.
 #[inline]
 pub(crate) fn godot_str(bytes: &[u8]) -> Option<&str> {
+    // `contains` on bytes is core's memchr; the common string has neither NUL nor BOM.
+    if !bytes.contains(&0) && !bytes.starts_with(b"\xEF\xBB\xBF") {
+        return std::str::from_utf8(bytes).ok();
+    }
+    godot_str_slow(bytes)
+}
+
+#[cold]
+fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
     let bytes = match bytes.iter().position(|&b| b == 0) {
         Some(nul) => &bytes[..nul],
         None => bytes,
@@ -401,8 +410,13 @@ impl<'de> Reader<'de> {
     pub(crate) fn str(&mut self, max_len: usize) -> Result<&'de str> {
         let at = self.pos;
         let len = self.len(max_len)?;
-        let bytes = self.take(len + pad4(len)).map_err(|e| e.or_at(at))?;
-        godot_str(&bytes[..len]).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at + 4))
+        let padded = len + pad4(len);
+        if padded > self.remaining() {
+            return Err(Error::at(ErrorKind::Eof, at));
+        }
+        let bytes = &self.buf[self.pos..self.pos + len];
+        self.pos += padded;
+        godot_str(bytes).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at + 4))
     }
 }
 
@@ -429,25 +443,74 @@ pub(crate) fn len_u32(len: usize) -> Result<u32> {
     Ok(len as u32)
 }
 
+/// Appends `s` and its zero padding to a multiple of 4.
+#[inline]
+fn put_padded(out: &mut Vec<u8>, s: &[u8]) {
+    let end = out.len() + s.len() + pad4(s.len());
+    out.extend_from_slice(s);
+    // A fixed-size write and a truncate instead of a variable-size one (which would be a call).
+    out.extend_from_slice(&[0; 4]);
+    out.truncate(end);
+}
+
+/// Copies up to 16 bytes into `dst` with fixed-size loads and stores (no `memcpy` call: short
+/// strings — field names above all — are the common case).
+#[inline(always)]
+fn copy_short(dst: &mut [u8; 16], s: &[u8]) {
+    let n = s.len();
+    debug_assert!(n <= 16);
+    if n >= 8 {
+        let (head, tail) = (s.first_chunk::<8>().expect("n >= 8"), s.last_chunk::<8>().expect("n >= 8"));
+        dst[n - 8..n].copy_from_slice(tail);
+        dst[..8].copy_from_slice(head);
+    } else if n >= 4 {
+        let (head, tail) = (s.first_chunk::<4>().expect("n >= 4"), s.last_chunk::<4>().expect("n >= 4"));
+        dst[n - 4..n].copy_from_slice(tail);
+        dst[..4].copy_from_slice(head);
+    } else {
+        for (d, b) in dst.iter_mut().zip(s) {
+            *d = *b;
+        }
+    }
+}
+
+/// Appends `word` (8 bytes) and then `s` padded to 4, for `s` of at most 16 bytes, as one
+/// fixed-size write.
+#[inline(always)]
+fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
+    let start = out.len();
+    let end = start + 8 + s.len() + pad4(s.len());
+    // Zero 24 bytes, write into them in place (a stack buffer copied out afterwards would stall
+    // on store forwarding), then cut back to the padded length.
+    out.extend_from_slice(&[0u8; 24]);
+    let dst: &mut [u8; 24] = (&mut out[start..start + 24]).try_into().expect("24 bytes");
+    dst[..8].copy_from_slice(&word);
+    copy_short((&mut dst[8..]).try_into().expect("16 bytes"), s);
+    out.truncate(end);
+}
+
 /// Appends length, bytes and zero padding of a string body.
 #[inline]
 pub(crate) fn put_str_body(out: &mut Vec<u8>, s: &[u8]) -> Result<()> {
     let len = len_u32(s.len())?;
     out.reserve(s.len() + 8);
     out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(s);
-    out.extend_from_slice(&[0; 3][..pad4(s.len())]);
+    put_padded(out, s);
     Ok(())
 }
 
 /// Appends a complete value: `header`, then the string body (STRING, STRING_NAME).
 #[inline]
 pub(crate) fn put_str_value(out: &mut Vec<u8>, header: u32, s: &[u8]) -> Result<()> {
-    let len = len_u32(s.len())?;
+    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
+    if s.len() <= 16 {
+        put_short(out, word, s);
+        return Ok(());
+    }
+    len_u32(s.len())?;
     out.reserve(s.len() + 12);
-    out.extend_from_slice(&((header as u64) | ((len as u64) << 32)).to_le_bytes());
-    out.extend_from_slice(s);
-    out.extend_from_slice(&[0; 3][..pad4(s.len())]);
+    out.extend_from_slice(&word);
+    put_padded(out, s);
     Ok(())
 }
 
@@ -457,8 +520,11 @@ pub(crate) fn put_packed_str(out: &mut Vec<u8>, s: &[u8]) -> Result<()> {
     let len = len_u32(s.len() + 1)?;
     out.reserve(s.len() + 8);
     out.extend_from_slice(&len.to_le_bytes());
+    // The NUL is part of the padding written after the bytes.
+    let end = out.len() + s.len() + 1 + pad4(s.len() + 1);
     out.extend_from_slice(s);
-    out.extend_from_slice(&[0; 4][..1 + pad4(s.len() + 1)]);
+    out.extend_from_slice(&[0; 4]);
+    out.truncate(end);
     Ok(())
 }
 
@@ -575,6 +641,19 @@ mod tests {
     #[test]
     fn padding() {
         assert_eq!([pad4(0), pad4(1), pad4(2), pad4(3), pad4(4), pad4(5)], [0, 3, 2, 1, 0, 3]);
+    }
+
+    #[test]
+    fn short_and_long_strings_are_written_alike() {
+        for len in 0..40 {
+            let s: Vec<u8> = (0..len as u8).map(|b| b'a' + b % 26).collect();
+            let mut out = vec![0xEE];
+            put_str_value(&mut out, 4, &s).unwrap();
+            let mut expected = vec![0xEE, 4, 0, 0, 0, len as u8, 0, 0, 0];
+            expected.extend_from_slice(&s);
+            expected.resize(9 + len + pad4(len), 0);
+            assert_eq!(out, expected, "{len}");
+        }
     }
 
     #[test]
