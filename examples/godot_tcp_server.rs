@@ -25,28 +25,28 @@ use tokio_util::codec::Framed;
 
 /// What the client sends.
 #[derive(Debug, Deserialize)]
-pub struct Command {
+pub(crate) struct Command {
     /// `"move"`, `"where"` or `"quit"`.
-    pub cmd: String,
+    pub(crate) cmd: String,
     /// Where to go (for `"move"`).
     #[serde(default)]
-    pub target: Vector2,
+    pub(crate) target: Vector2,
     /// Run instead of walk.
     #[serde(default)]
-    pub run: bool,
+    pub(crate) run: bool,
 }
 
 /// What the server answers.
 #[derive(Debug, Serialize)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// Whether the command was understood.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// Commands handled on this connection.
-    pub tick: u64,
+    pub(crate) tick: u64,
     /// The player's position after the command.
-    pub position: Vector2,
+    pub(crate) position: Vector2,
     /// A human-readable note.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// One player's state.
@@ -106,7 +106,7 @@ async fn session(stream: TcpStream, opts: Options) {
 }
 
 /// Accepts clients forever, one task each.
-pub async fn serve(listener: TcpListener, opts: Options) -> std::io::Result<()> {
+pub(crate) async fn serve(listener: TcpListener, opts: Options) -> std::io::Result<()> {
     loop {
         let (stream, _) = listener.accept().await?;
         tokio::spawn(session(stream, opts));
