@@ -107,8 +107,12 @@ impl<'de> Deserializer<'de> {
     }
 
     /// An int (any width) for the integer fast paths.
-    #[inline]
+    #[inline(always)]
     fn int<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        // The common case, a 32-bit INT, is one 8-byte read.
+        if let Some(word) = self.r.word_if(|w| w as u32 == INT) {
+            return visitor.visit_i64((word >> 32) as u32 as i32 as i64).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
         let start = self.r.pos();
         let header = self.r.u32()?;
         let value = match header {
@@ -492,6 +496,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_if(|w| w as u32 == BOOL) {
+            return visitor.visit_bool(word >> 32 != 0).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
         let start = self.r.pos();
         let header = self.r.u32()?;
         if header != BOOL {
@@ -542,6 +549,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_if(|w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32);
+            return visitor.visit_f32(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
         let start = self.r.pos();
         let header = self.r.u32()?;
         if header != FLOAT {
@@ -552,6 +563,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_if(|w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32) as f64;
+            return visitor.visit_f64(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
         let start = self.r.pos();
         let header = self.r.u32()?;
         let value = match header {

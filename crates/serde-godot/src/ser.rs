@@ -48,13 +48,18 @@ const STRING: u32 = 4;
 /// # Ok::<(), serde_godot::Error>(())
 /// ```
 pub struct Serializer<'a> {
-    out: &'a mut Vec<u8>,
+    /// The output, taken out of the caller's vector for the serializer's lifetime (one
+    /// indirection less on every write) and put back on drop.
+    out: Vec<u8>,
+    target: &'a mut Vec<u8>,
     opts: Options,
     ids: &'static [u8; 39],
     /// Headers of ARRAY and DICTIONARY in this version (the hot containers).
     array: u32,
     dict: u32,
     depth: usize,
+    /// A NodePath's name count, subname count and absolute flag while its fields are written.
+    node_path: [u32; 3],
 }
 
 impl<'a> Serializer<'a> {
@@ -67,7 +72,7 @@ impl<'a> Serializer<'a> {
     pub fn with_options(out: &'a mut Vec<u8>, opts: Options) -> Self {
         let ids = wire::ids_table(opts.version);
         let (array, dict) = (ids[VariantType::Array as usize] as u32, ids[VariantType::Dictionary as usize] as u32);
-        Serializer { out, opts, ids, array, dict, depth: 0 }
+        Serializer { out: std::mem::take(out), target: out, opts, ids, array, dict, depth: 0, node_path: [0; 3] }
     }
 
     /// The header id of `ty` in this version, or an error for Godot 4-only types in Godot 3 mode.
@@ -82,7 +87,7 @@ impl<'a> Serializer<'a> {
     #[inline]
     fn header(&mut self, ty: VariantType, flags: u32) -> Result<()> {
         let id = self.id(ty)?;
-        wire::put_header(self.out, id | flags);
+        wire::put_header(&mut self.out, id | flags);
         Ok(())
     }
 
@@ -128,7 +133,7 @@ impl<'a> Serializer<'a> {
 
     #[inline]
     fn string(&mut self, s: &str) -> Result<()> {
-        wire::put_str_value(self.out, STRING, s.as_bytes())
+        wire::put_str_value(&mut self.out, STRING, s.as_bytes())
     }
 
     /// Steps into a container's elements.
@@ -157,7 +162,7 @@ impl<'a> Serializer<'a> {
                 Ok(Open { len: len as u32, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 })
             }
             _ => {
-                wire::put_header(self.out, header);
+                wire::put_header(&mut self.out, header);
                 self.open_count(len)
             }
         }
@@ -181,18 +186,27 @@ impl<'a> Serializer<'a> {
     }
 
     /// Leaves a container: back up the levels it went down, patch or check its count.
-    #[inline]
-    fn close(&mut self, open: &Open) -> Result<()> {
+    #[inline(always)]
+    fn close(&mut self, open: Open) -> Result<()> {
         self.depth -= open.levels as usize;
-        if open.len == UNKNOWN {
-            self.out[open.patch..open.patch + 4].copy_from_slice(&open.count.to_le_bytes());
-        } else if open.len != open.count {
-            return Err(Error::new(ErrorKind::Message(format!(
-                "a Serialize implementation announced {} elements but produced {}",
-                open.len, open.count
-            ))));
+        if open.len != open.count {
+            return self.close_mismatch(open);
         }
         Ok(())
+    }
+
+    /// Patches the count of an unknown-length container, or reports a Serialize implementation
+    /// that produced another number of elements than it announced.
+    #[cold]
+    fn close_mismatch(&mut self, open: Open) -> Result<()> {
+        if open.len == UNKNOWN {
+            self.out[open.patch..open.patch + 4].copy_from_slice(&open.count.to_le_bytes());
+            return Ok(());
+        }
+        Err(Error::new(ErrorKind::Message(format!(
+            "a Serialize implementation announced {} elements but produced {}",
+            open.len, open.count
+        ))))
     }
 
     fn typed<'x>(&self, spec: Option<TypeSpec<'x>>) -> Option<TypeSpec<'x>> {
@@ -206,7 +220,7 @@ impl<'a> Serializer<'a> {
                 self.out.extend_from_slice(&id.to_le_bytes());
                 Ok(())
             }
-            TypeSpec::ClassName(name) | TypeSpec::Script(name) => wire::put_str_body(self.out, name.as_bytes()),
+            TypeSpec::ClassName(name) | TypeSpec::Script(name) => wire::put_str_body(&mut self.out, name.as_bytes()),
         }
     }
 
@@ -221,7 +235,7 @@ impl<'a> Serializer<'a> {
     #[cold]
     fn begin_typed_array(&mut self, len: Option<usize>, spec: TypeSpec<'_>) -> Result<Seq<'_, 'a>> {
         let Some(spec) = self.typed(Some(spec)) else { return self.begin_array(len) };
-        wire::put_header(self.out, self.array | spec.kind() << 16);
+        wire::put_header(&mut self.out, self.array | spec.kind() << 16);
         self.put_type_spec(&spec)?;
         let mut open = self.open_count(len)?;
         open.check[0] = spec.variant_type() as u8;
@@ -249,7 +263,7 @@ impl<'a> Serializer<'a> {
             return self.begin_dict(len);
         }
         let kinds = key.as_ref().map_or(0, TypeSpec::kind) << 16 | value.as_ref().map_or(0, TypeSpec::kind) << 18;
-        wire::put_header(self.out, self.dict | kinds);
+        wire::put_header(&mut self.out, self.dict | kinds);
         if let Some(spec) = &key {
             self.put_type_spec(spec)?;
         }
@@ -391,12 +405,12 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         let id = self.id(VariantType::PackedByteArray)?;
-        wire::put_str_value(self.out, id, v)
+        wire::put_str_value(&mut self.out, id, v)
     }
 
     #[inline]
     fn serialize_none(self) -> Result<()> {
-        wire::put_header(self.out, NIL);
+        wire::put_header(&mut self.out, NIL);
         Ok(())
     }
 
@@ -407,7 +421,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
 
     #[inline]
     fn serialize_unit(self) -> Result<()> {
-        wire::put_header(self.out, NIL);
+        wire::put_header(&mut self.out, NIL);
         Ok(())
     }
 
@@ -435,15 +449,15 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         match magic {
             Magic::StringName => {
                 self.header(VariantType::StringName, 0)?;
-                value.serialize(Raw::new(self.out, Accept::STR))
+                value.serialize(Raw::new(&mut self.out, Accept::STR))
             }
             Magic::Rid => {
                 self.header(VariantType::Rid, 0)?;
-                if self.godot4() { value.serialize(Raw::new(self.out, Accept::U64)) } else { Ok(()) }
+                if self.godot4() { value.serialize(Raw::new(&mut self.out, Accept::U64)) } else { Ok(()) }
             }
             Magic::ObjectId => {
                 self.header(VariantType::Object, FLAG_OBJECT_AS_ID)?;
-                value.serialize(Raw::new(self.out, Accept::U64))
+                value.serialize(Raw::new(&mut self.out, Accept::U64))
             }
             Magic::Packed(ty) => {
                 let id = self.id(ty)?;
@@ -597,7 +611,7 @@ impl Seq<'_, '_> {
 
     #[inline]
     fn end_seq(self) -> Result<()> {
-        self.ser.close(&self.open)
+        self.ser.close(self.open)
     }
 }
 
@@ -608,12 +622,12 @@ macro_rules! compound {
             type Ok = ();
             type Error = Error;
 
-            #[inline]
+            #[inline(always)]
             fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
                 self.$element(value)
             }
 
-            #[inline]
+            #[inline(always)]
             fn end(self) -> Result<()> {
                 self.$end()
             }
@@ -628,12 +642,12 @@ macro_rules! compound_struct {
             type Ok = ();
             type Error = Error;
 
-            #[inline]
+            #[inline(always)]
             fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
                 self.$field(key, value)
             }
 
-            #[inline]
+            #[inline(always)]
             fn end(self) -> Result<()> {
                 self.$end()
             }
@@ -678,7 +692,7 @@ impl ser::SerializeMap for Map<'_, '_> {
 
     #[inline]
     fn end(self) -> Result<()> {
-        self.ser.close(&self.open)
+        self.ser.close(self.open)
     }
 }
 
@@ -691,8 +705,8 @@ enum StructKind {
     Array,
     /// A math type's components, which must end at `Struct::at`.
     Raw(VariantType),
-    /// A NodePath whose three header words are at `Struct::at` (names counted in `open.count`,
-    /// subnames in `open.len`, the absolute flag in `open.check[0]`).
+    /// A NodePath whose three header words are at `Struct::at` (counted in
+    /// `Serializer::node_path` while the fields are written).
     NodePath,
     Signal,
     FullObject,
@@ -708,67 +722,81 @@ pub struct Struct<'s, 'a> {
 }
 
 impl Struct<'_, '_> {
-    #[inline]
+    #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        match self.kind {
-            StructKind::Dict => {
-                self.ser.check_depth()?;
-                self.open.count += 1;
-                self.ser.string(key)?;
-                value.serialize(&mut *self.ser)
-            }
-            StructKind::Array => {
-                self.ser.check_depth()?;
-                self.open.count += 1;
-                value.serialize(&mut *self.ser)
-            }
-            _ => self.special_field(key, value),
+        if self.kind == StructKind::Array {
+            self.ser.check_depth()?;
+            self.open.count += 1;
+            value.serialize(&mut *self.ser)
+        } else if self.kind == StructKind::Dict {
+            self.ser.check_depth()?;
+            self.open.count += 1;
+            self.ser.string(key)?;
+            value.serialize(&mut *self.ser)
+        } else {
+            // Through the serializer, not `self`: keeping the compound's address private lets
+            // it live in registers on the hot path.
+            self.ser.special_field(self.kind, key, value)
         }
     }
 
+    #[inline(always)]
+    fn end_struct(self) -> Result<()> {
+        if matches!(self.kind, StructKind::Dict | StructKind::Array) {
+            self.ser.close(self.open)
+        } else {
+            self.ser.special_end(self.kind, self.at, self.open)
+        }
+    }
+}
+
+impl Serializer<'_> {
+    /// A field of one of Godot's struct-like types.
     #[cold]
-    fn special_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        let out = &mut *self.ser.out;
-        match (self.kind, key) {
+    fn special_field<T: Serialize + ?Sized>(&mut self, kind: StructKind, key: &'static str, value: &T) -> Result<()> {
+        let out = &mut self.out;
+        match (kind, key) {
             (StructKind::Raw(_), _) => value.serialize(Raw::new(out, Accept::MATH)),
             (StructKind::NodePath, "absolute") => {
-                self.open.check[0] = value.serialize(BoolCapture)? as u8;
+                self.node_path[2] = value.serialize(BoolCapture)? as u32;
                 Ok(())
             }
             (StructKind::NodePath, "names") => {
-                self.open.count = value.serialize(StrList { out, max: self.ser.opts.max_len })?;
+                self.node_path[0] = value.serialize(StrList { out, max: self.opts.max_len })?;
                 Ok(())
             }
             (StructKind::NodePath, "subnames") => {
-                self.open.len = value.serialize(StrList { out, max: self.ser.opts.max_len })?;
+                self.node_path[1] = value.serialize(StrList { out, max: self.opts.max_len })?;
                 Ok(())
             }
             (StructKind::Signal, "name") | (StructKind::FullObject, "class") => {
                 value.serialize(Raw::new(out, Accept::STR))
             }
             (StructKind::Signal, "object") => value.serialize(Raw::new(out, Accept::U64)),
-            (StructKind::FullObject, "properties") => value.serialize(Props { ser: &mut *self.ser }),
+            (StructKind::FullObject, "properties") => value.serialize(Props { ser: self }),
             _ => Err(unexpected("a Godot type's fields")),
         }
     }
 
-    #[inline]
-    fn end_struct(self) -> Result<()> {
-        match self.kind {
-            StructKind::Dict | StructKind::Array => self.ser.close(&self.open),
+    /// The end of one of Godot's struct-like types.
+    #[cold]
+    fn special_end(&mut self, kind: StructKind, at: usize, open: Open) -> Result<()> {
+        match kind {
+            StructKind::Dict | StructKind::Array => self.close(open),
             StructKind::Raw(ty) => {
-                if self.ser.out.len() == self.at {
+                if self.out.len() == at {
                     Ok(())
                 } else {
                     Err(Error::new(ErrorKind::Message(format!("malformed {} components", ty.name()))))
                 }
             }
             StructKind::NodePath => {
+                let [names, subnames, absolute] = std::mem::take(&mut self.node_path);
                 let mut words = [0u8; 12];
-                words[..4].copy_from_slice(&(self.open.count | NODE_PATH_NEW_FORMAT).to_le_bytes());
-                words[4..8].copy_from_slice(&self.open.len.to_le_bytes());
-                words[8..].copy_from_slice(&(self.open.check[0] as u32).to_le_bytes());
-                self.ser.out[self.at..self.at + 12].copy_from_slice(&words);
+                words[..4].copy_from_slice(&(names | NODE_PATH_NEW_FORMAT).to_le_bytes());
+                words[4..8].copy_from_slice(&subnames.to_le_bytes());
+                words[8..].copy_from_slice(&absolute.to_le_bytes());
+                self.out[at..at + 12].copy_from_slice(&words);
                 Ok(())
             }
             StructKind::Signal | StructKind::FullObject => Ok(()),
@@ -1086,7 +1114,7 @@ impl ser::SerializeSeq for StrListSeq<'_> {
     type Error = Error;
 
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        value.serialize(Raw::new(self.out, Accept::STR))?;
+        value.serialize(Raw::new(&mut self.out, Accept::STR))?;
         self.count += 1;
         if self.count as usize > self.max.min(i32::MAX as usize) {
             return Err(Error::new(ErrorKind::TooLong(self.count as usize)));
@@ -1154,11 +1182,11 @@ impl ser::SerializeSeq for PackedSeq<'_, '_> {
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.open.count += 1;
-        value.serialize(PackedElem { out: self.ser.out, ty: self.ty, dims: self.dims })
+        value.serialize(PackedElem { out: &mut self.ser.out, ty: self.ty, dims: self.dims })
     }
 
     fn end(self) -> Result<()> {
-        self.ser.close(&self.open)
+        self.ser.close(self.open)
     }
 }
 
@@ -1483,7 +1511,7 @@ impl ser::SerializeSeq for PropsSeq<'_, '_> {
     }
 
     fn end(self) -> Result<()> {
-        self.ser.close(&self.open)
+        self.ser.close(self.open)
     }
 }
 
@@ -1524,7 +1552,7 @@ impl ser::SerializeTuple for Prop<'_, '_> {
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.done += 1;
         match self.done {
-            1 => value.serialize(Raw::new(self.ser.out, Accept::STR)),
+            1 => value.serialize(Raw::new(&mut self.ser.out, Accept::STR)),
             2 => value.serialize(&mut *self.ser),
             _ => Err(unexpected("an object property")),
         }
@@ -1532,5 +1560,11 @@ impl ser::SerializeTuple for Prop<'_, '_> {
 
     fn end(self) -> Result<()> {
         if self.done == 2 { Ok(()) } else { Err(unexpected("an object property")) }
+    }
+}
+
+impl Drop for Serializer<'_> {
+    fn drop(&mut self) {
+        *self.target = std::mem::take(&mut self.out);
     }
 }

@@ -291,58 +291,72 @@ fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
 }
 
-/// A bounds-checked cursor over the input.
+/// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
+/// front, so each read is one length check (the position is derived for error offsets).
 #[derive(Clone)]
 pub(crate) struct Reader<'de> {
-    buf: &'de [u8],
-    pos: usize,
+    rest: &'de [u8],
+    len: usize,
 }
 
 impl<'de> Reader<'de> {
     #[inline]
     pub(crate) fn new(buf: &'de [u8]) -> Self {
-        Reader { buf, pos: 0 }
+        Reader { rest: buf, len: buf.len() }
     }
 
     #[inline]
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.len - self.rest.len()
     }
 
     #[inline]
     pub(crate) fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        self.rest.len()
     }
 
     #[inline]
     pub(crate) fn rest(&self) -> &'de [u8] {
-        &self.buf[self.pos..]
+        self.rest
     }
 
     #[cold]
     pub(crate) fn eof(&self) -> Error {
-        Error::at(ErrorKind::Eof, self.pos)
+        Error::at(ErrorKind::Eof, self.pos())
     }
 
     #[cold]
     pub(crate) fn err(&self, kind: ErrorKind) -> Error {
-        Error::at(kind, self.pos)
+        Error::at(kind, self.pos())
     }
 
     #[inline]
     pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        match self.buf[self.pos..].first_chunk::<N>() {
-            Some(chunk) => {
-                self.pos += N;
+        match self.rest.split_first_chunk::<N>() {
+            Some((chunk, tail)) => {
+                self.rest = tail;
                 Ok(*chunk)
             }
             None => Err(self.eof()),
         }
     }
 
+    /// The next 8 bytes (a header and a 32-bit payload), consumed only if `accept` says so.
+    #[inline(always)]
+    pub(crate) fn word_if(&mut self, accept: impl FnOnce(u64) -> bool) -> Option<u64> {
+        let (chunk, tail) = self.rest.split_first_chunk::<8>()?;
+        let word = u64::from_le_bytes(*chunk);
+        if accept(word) {
+            self.rest = tail;
+            Some(word)
+        } else {
+            None
+        }
+    }
+
     #[inline]
     pub(crate) fn peek_u32(&self) -> Option<u32> {
-        self.buf[self.pos..].first_chunk::<4>().map(|b| u32::from_le_bytes(*b))
+        self.rest.first_chunk::<4>().map(|b| u32::from_le_bytes(*b))
     }
 
     #[inline]
@@ -368,24 +382,25 @@ impl<'de> Reader<'de> {
     /// `n` bytes.
     #[inline]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'de [u8]> {
-        if n > self.remaining() {
-            return Err(self.eof());
+        match self.rest.split_at_checked(n) {
+            Some((bytes, tail)) => {
+                self.rest = tail;
+                Ok(bytes)
+            }
+            None => Err(self.eof()),
         }
-        let bytes = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(bytes)
     }
 
     /// Skips up to `n` bytes (padding that the engine tolerates missing at the very end).
     #[inline]
     pub(crate) fn skip_lenient(&mut self, n: usize) {
-        self.pos += n.min(self.remaining());
+        self.rest = &self.rest[n.min(self.rest.len())..];
     }
 
     /// A non-negative 32-bit length or count, checked against `max_len`.
     #[inline]
     pub(crate) fn len(&mut self, max_len: usize) -> Result<usize> {
-        let at = self.pos;
+        let at = self.pos();
         let raw = self.u32()?;
         if raw > i32::MAX as u32 {
             return Err(Error::at(ErrorKind::InvalidData("negative length"), at));
@@ -397,7 +412,7 @@ impl<'de> Reader<'de> {
     /// does.
     #[inline]
     pub(crate) fn count(&mut self, max_len: usize) -> Result<usize> {
-        let at = self.pos;
+        let at = self.pos();
         let raw = self.u32()? & COUNT_MASK;
         check_len(raw as usize, max_len, at)
     }
@@ -408,15 +423,13 @@ impl<'de> Reader<'de> {
     /// encoder leaves garbage there, godotengine/godot#44999).
     #[inline]
     pub(crate) fn str(&mut self, max_len: usize) -> Result<&'de str> {
-        let at = self.pos;
+        let at = self.pos();
         let len = self.len(max_len)?;
-        let padded = len + pad4(len);
-        if padded > self.remaining() {
+        let Some((padded, tail)) = self.rest.split_at_checked(len + pad4(len)) else {
             return Err(Error::at(ErrorKind::Eof, at));
-        }
-        let bytes = &self.buf[self.pos..self.pos + len];
-        self.pos += padded;
-        godot_str(bytes).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at + 4))
+        };
+        self.rest = tail;
+        godot_str(&padded[..len]).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at + 4))
     }
 }
 
