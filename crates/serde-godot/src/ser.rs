@@ -1114,7 +1114,7 @@ impl ser::SerializeSeq for StrListSeq<'_> {
     type Error = Error;
 
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        value.serialize(Raw::new(&mut self.out, Accept::STR))?;
+        value.serialize(Raw::new(self.out, Accept::STR))?;
         self.count += 1;
         if self.count as usize > self.max.min(i32::MAX as usize) {
             return Err(Error::new(ErrorKind::TooLong(self.count as usize)));
