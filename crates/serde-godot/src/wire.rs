@@ -274,10 +274,8 @@ pub(crate) const fn pad4(len: usize) -> usize {
 /// Godot 4 does.
 #[inline]
 pub(crate) fn godot_str(bytes: &[u8]) -> Option<&str> {
-    // Short strings (field names above all) are scanned inline; longer ones with core's memchr.
-    // The common string has neither NUL nor BOM.
-    let has_nul = if bytes.len() <= 16 { bytes.iter().any(|&b| b == 0) } else { bytes.contains(&0) };
-    if !has_nul && !bytes.starts_with(b"\xEF\xBB\xBF") {
+    // `contains` on bytes is core's memchr; the common string has neither NUL nor BOM.
+    if !bytes.contains(&0) && !bytes.starts_with(b"\xEF\xBB\xBF") {
         return std::str::from_utf8(bytes).ok();
     }
     godot_str_slow(bytes)
