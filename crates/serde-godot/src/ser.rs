@@ -38,6 +38,9 @@ const STRING: u32 = 4;
 
 /// A serde Serializer that appends Godot Variant bytes to a `Vec<u8>`.
 ///
+/// The serializer works on the vector's buffer directly and hands it back (with the new bytes
+/// after the old ones, and its capacity) when it is dropped.
+///
 /// ```
 /// use serde_godot::Serializer;
 /// use serde::Serialize;
