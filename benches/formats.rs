@@ -88,6 +88,7 @@ fn main() {
     rig::kiprop::bench(&mut c, &data, &mut rows);
     rows.extend(rig::flatbuf::bench(&mut c, &data));
     rig::brson::bench(&mut c, &data);
+    rig::godot::bench(&mut c, &data);
 
     c.final_summary();
     rig::report::print(started, &rows);

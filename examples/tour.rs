@@ -209,6 +209,13 @@ fn formats() -> Vec<Format> {
             decode: |b| serde_gamefmt::brson::from_slice(b).map_err(|e| e.to_string()),
         },
         Format {
+            name: "serde-godot",
+            what: "Godot 4 binary Variant (var_to_bytes, put_var): structs as the Dictionaries GDScript reads",
+            excerpt: Excerpt::Hex,
+            encode: |v| serde_godot::to_vec(v).map_err(|e| e.to_string()),
+            decode: |b| serde_godot::from_slice(b).map_err(|e| e.to_string()),
+        },
+        Format {
             name: "serde_json",
             what: "JSON, the human-readable anchor (not a game-engine format)",
             excerpt: Excerpt::Text,

@@ -7,6 +7,9 @@ pub use serde_brson as brson;
 #[cfg(feature = "flatbuf")]
 #[doc(inline)]
 pub use serde_flatbuf_lite as flatbuf;
+#[cfg(feature = "godot")]
+#[doc(inline)]
+pub use serde_godot as godot;
 #[cfg(feature = "kiprop")]
 #[doc(inline)]
 pub use serde_kiprop as kiprop;

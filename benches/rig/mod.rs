@@ -12,6 +12,7 @@
 pub mod anchors;
 pub mod brson;
 pub mod flatbuf;
+pub mod godot;
 pub mod kiprop;
 pub mod report;
 
@@ -49,6 +50,8 @@ macro_rules! for_each_codec {
         $callback!($crate::rig::anchors::Flexbuffers);
         $callback!($crate::rig::anchors::Bson);
         $callback!($crate::rig::flatbuf::FlatbufLite);
+        $callback!($crate::rig::godot::GodotDict);
+        $callback!($crate::rig::godot::GodotArray);
     };
 }
 

@@ -1,0 +1,274 @@
+//! serde-godot rows: the Dictionary and Array struct forms on the four datasets (through
+//! `for_each_codec!`), the mesh through a PackedVector3Array, and a `packets` dataset — 1,000
+//! game messages encoded one by one, as a server sends them — where the crates.io
+//! `godot-binary-serialization` crate (which has no Array type, so cannot express the four
+//! datasets) runs side by side with the anchors.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use serde::{Deserialize, Serialize};
+use serde_godot::{Options, PackedVector3Array, StructForm, UnitVariants, Vector2, Vector3};
+
+use super::{Codec, datasets};
+
+/// Structs as Dictionaries keyed by field name (GDScript reads `msg["hp"]`), unit variants by
+/// name: serde-godot's defaults.
+pub const DICT: Options = Options::new();
+
+/// Structs as Arrays of their fields, unit variants by index: the compact form.
+pub const ARRAY: Options = Options::new().struct_form(StructForm::Array).unit_variants(UnitVariants::Index);
+
+/// serde-godot, Dictionary struct form (the default options).
+pub struct GodotDict;
+
+impl Codec for GodotDict {
+    const NAME: &'static str = "serde-godot-dict";
+    fn encode<T: Serialize>(value: &T, buf: &mut Vec<u8>) {
+        DICT.append(value, buf).expect("serde-godot encode");
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        DICT.from_slice(bytes).expect("serde-godot decode")
+    }
+}
+
+/// serde-godot, Array struct form and unit variants as indices.
+pub struct GodotArray;
+
+impl Codec for GodotArray {
+    const NAME: &'static str = "serde-godot-array";
+    fn encode<T: Serialize>(value: &T, buf: &mut Vec<u8>) {
+        ARRAY.append(value, buf).expect("serde-godot encode");
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        ARRAY.from_slice(bytes).expect("serde-godot decode")
+    }
+}
+
+/// The mesh as a Godot game would send it: one PackedVector3Array of the 4 vectors of every
+/// triangle (v0, v1, v2, normal) — the same 6,000,000 bytes of f32 payload.
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+pub struct PackedMesh {
+    /// v0, v1, v2 and the normal of each triangle.
+    pub triangles: PackedVector3Array,
+}
+
+impl PackedMesh {
+    /// Flattens the rig's mesh.
+    pub fn from_mesh(mesh: &datasets::Mesh) -> Self {
+        let v = |v: datasets::Vector3| Vector3::new(v.x, v.y, v.z);
+        let triangles = mesh.triangles.iter().flat_map(|t| [v(t.v0), v(t.v1), v(t.v2), v(t.normal)]).collect();
+        PackedMesh { triangles }
+    }
+}
+
+/// The PackedVector3Array mesh row (Dictionary form around one packed array).
+pub struct GodotPacked;
+
+impl Codec for GodotPacked {
+    const NAME: &'static str = "serde-godot-packed";
+    fn encode<T: Serialize>(value: &T, buf: &mut Vec<u8>) {
+        GodotDict::encode(value, buf)
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        GodotDict::decode(bytes)
+    }
+}
+
+/// One game message of the `packets` dataset.
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+pub struct Packet {
+    /// Entity id.
+    pub id: i64,
+    /// Display name.
+    pub name: String,
+    /// Position.
+    pub pos: Vector2,
+    /// Velocity.
+    pub vel: Vector3,
+    /// Health.
+    pub hp: f32,
+    /// Alive flag.
+    pub alive: bool,
+}
+
+/// Messages in the `packets` dataset.
+pub const PACKETS: usize = 1000;
+
+/// The `packets` dataset: `n` messages from the dataset seed.
+pub fn packets(n: usize) -> Vec<Packet> {
+    let mut rng = testkit::rng::Pcg32::for_datasets();
+    (0..n)
+        .map(|i| Packet {
+            id: i as i64 * 7919,
+            name: rng.ident(3, 12),
+            pos: Vector2::new(rng.f32_in(-1000.0, 1000.0), rng.f32_in(-1000.0, 1000.0)),
+            vel: Vector3::new(rng.f32_in(-5.0, 5.0), rng.f32_in(-5.0, 5.0), rng.f32_in(-5.0, 5.0)),
+            hp: rng.f32_in(0.0, 100.0),
+            alive: rng.chance(9, 10),
+        })
+        .collect()
+}
+
+/// Encodes every message after the previous one; returns the bytes and each message's end.
+pub fn encode_packets<C: Codec>(msgs: &[Packet], buf: &mut Vec<u8>, ends: &mut Vec<usize>) {
+    buf.clear();
+    ends.clear();
+    for m in msgs {
+        C::encode(m, buf);
+        ends.push(buf.len());
+    }
+}
+
+/// Decodes every message.
+pub fn decode_packets<C: Codec>(bytes: &[u8], ends: &[usize]) -> Vec<Packet> {
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let m = C::decode(&bytes[start..end]);
+            start = end;
+            m
+        })
+        .collect()
+}
+
+/// The crates.io `godot-binary-serialization` 0.2.0 crate: a dynamic tree of boxed variants,
+/// built from (and read back into) the typed message.
+pub mod gbs {
+    use godot_binary_serialization::decoder::Decoder;
+    use godot_binary_serialization::encoder::Encoder;
+    use godot_binary_serialization::types::primitive::{GodotBool, GodotFloat, GodotInteger, GodotString};
+    use godot_binary_serialization::types::structures::{GodotDictionary, GodotVector2, GodotVector3};
+    use godot_binary_serialization::types::variant::AsVariant;
+
+    use super::Packet;
+
+    /// Row name.
+    pub const NAME: &str = "godot-binary-serialization";
+
+    /// Appends one message.
+    pub fn encode(p: &Packet, buf: &mut Vec<u8>) {
+        let mut d = GodotDictionary::new();
+        d.insert(GodotString::new("id"), GodotInteger::new_from_i64(p.id));
+        d.insert(GodotString::new("name"), GodotString::new(&p.name));
+        d.insert(GodotString::new("pos"), GodotVector2::new(p.pos.x, p.pos.y));
+        d.insert(GodotString::new("vel"), GodotVector3::new(p.vel.x, p.vel.y, p.vel.z));
+        d.insert(GodotString::new("hp"), GodotFloat::new_from_f32(p.hp));
+        d.insert(GodotString::new("alive"), GodotBool::new(p.alive));
+        buf.extend_from_slice(&Encoder::encode_dictionary(&d).expect("godot-binary-serialization encode"));
+    }
+
+    /// Decodes one message.
+    pub fn decode(bytes: &[u8]) -> Packet {
+        let v = Decoder::decode_variant(bytes).expect("godot-binary-serialization decode");
+        let d = v.as_var::<GodotDictionary>().expect("a dictionary");
+        let int = |k: &str| d.get::<GodotInteger>(GodotString::new(k)).expect(k).value;
+        let float = |k: &str| d.get::<GodotFloat>(GodotString::new(k)).expect(k).value;
+        let pos = d.get::<GodotVector2>(GodotString::new("pos")).expect("pos");
+        let vel = d.get::<GodotVector3>(GodotString::new("vel")).expect("vel");
+        Packet {
+            id: int("id"),
+            name: d.get::<GodotString>(GodotString::new("name")).expect("name").value.clone(),
+            pos: serde_godot::Vector2::new(pos.x, pos.y),
+            vel: serde_godot::Vector3::new(vel.x, vel.y, vel.z),
+            hp: float("hp") as f32,
+            alive: d.get::<GodotBool>(GodotString::new("alive")).expect("alive").value,
+        }
+    }
+
+    /// Encodes every message after the previous one; returns each message's end.
+    pub fn encode_all(msgs: &[Packet], buf: &mut Vec<u8>, ends: &mut Vec<usize>) {
+        buf.clear();
+        ends.clear();
+        for m in msgs {
+            encode(m, buf);
+            ends.push(buf.len());
+        }
+    }
+
+    /// Decodes every message.
+    pub fn decode_all(bytes: &[u8], ends: &[usize]) -> Vec<Packet> {
+        let mut start = 0;
+        ends.iter()
+            .map(|&end| {
+                let m = decode(&bytes[start..end]);
+                start = end;
+                m
+            })
+            .collect()
+    }
+}
+
+fn group<'a>(
+    c: &'a mut Criterion,
+    dataset: &str,
+    op: &str,
+    bytes: usize,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(format!("{dataset}/{op}"));
+    group.sampling_mode(SamplingMode::Flat).throughput(Throughput::Bytes(bytes as u64));
+    group
+}
+
+/// The PackedVector3Array mesh row.
+fn bench_packed_mesh(c: &mut Criterion, mesh: &datasets::Mesh) {
+    let packed = PackedMesh::from_mesh(mesh);
+    let bytes = super::assert_round_trip::<GodotPacked, _>("mesh", &packed);
+    super::record_size("mesh", GodotPacked::NAME, bytes.len());
+    let mut buf = Vec::with_capacity(bytes.len());
+    let mut g = group(c, "mesh", "serialize", bytes.len());
+    g.bench_function(GodotPacked::NAME, |b| {
+        b.iter(|| {
+            buf.clear();
+            GodotPacked::encode(black_box(&packed), &mut buf);
+            black_box(buf.len());
+        })
+    });
+    g.finish();
+    let mut g = group(c, "mesh", "deserialize", bytes.len());
+    g.bench_function(GodotPacked::NAME, |b| b.iter(|| black_box(GodotPacked::decode::<PackedMesh>(black_box(&bytes)))));
+    g.finish();
+}
+
+/// One row of the `packets` dataset.
+fn bench_packets_row<C: Codec>(c: &mut Criterion, msgs: &[Packet]) {
+    let (mut buf, mut ends) = (Vec::new(), Vec::new());
+    encode_packets::<C>(msgs, &mut buf, &mut ends);
+    assert!(decode_packets::<C>(&buf, &ends) == msgs, "{} does not round-trip the packets", C::NAME);
+    super::record_size("packets", C::NAME, buf.len());
+    let len = buf.len();
+    let mut g = group(c, "packets", "serialize", len);
+    g.bench_function(C::NAME, |b| b.iter(|| encode_packets::<C>(black_box(msgs), &mut buf, &mut ends)));
+    g.finish();
+    let mut g = group(c, "packets", "deserialize", len);
+    g.bench_function(C::NAME, |b| b.iter(|| black_box(decode_packets::<C>(black_box(&buf), &ends))));
+    g.finish();
+}
+
+/// The godot-binary-serialization row of the `packets` dataset.
+fn bench_packets_gbs(c: &mut Criterion, msgs: &[Packet]) {
+    let (mut buf, mut ends) = (Vec::new(), Vec::new());
+    gbs::encode_all(msgs, &mut buf, &mut ends);
+    assert!(gbs::decode_all(&buf, &ends) == msgs, "godot-binary-serialization does not round-trip the packets");
+    super::record_size("packets", gbs::NAME, buf.len());
+    let len = buf.len();
+    let mut g = group(c, "packets", "serialize", len);
+    g.bench_function(gbs::NAME, |b| b.iter(|| gbs::encode_all(black_box(msgs), &mut buf, &mut ends)));
+    g.finish();
+    let mut g = group(c, "packets", "deserialize", len);
+    g.bench_function(gbs::NAME, |b| b.iter(|| black_box(gbs::decode_all(black_box(&buf), &ends))));
+    g.finish();
+}
+
+/// serde-godot's custom rows (called from `main` in `benches/formats.rs`).
+pub fn bench(c: &mut Criterion, data: &super::Datasets) {
+    bench_packed_mesh(c, &data.mesh);
+    let msgs = packets(PACKETS);
+    bench_packets_row::<super::anchors::Postcard>(c, &msgs);
+    bench_packets_row::<super::anchors::Bincode1>(c, &msgs);
+    bench_packets_row::<super::anchors::SerdeJson>(c, &msgs);
+    bench_packets_row::<super::anchors::RmpSerdeNamed>(c, &msgs);
+    bench_packets_row::<GodotDict>(c, &msgs);
+    bench_packets_row::<GodotArray>(c, &msgs);
+    bench_packets_gbs(c, &msgs);
+}

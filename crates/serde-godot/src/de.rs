@@ -1,0 +1,1056 @@
+//! The serde `Deserializer`: Godot Variant bytes → Rust values, borrowing strings and byte arrays
+//! from the input.
+//!
+//! The format is self-describing: `deserialize_any` maps every Godot type onto the serde data
+//! model (math types as nested sequences of their components, NodePath as its text, packed arrays
+//! as sequences, PackedByteArray as bytes). Typed requests are lenient where Godot users expect
+//! it: a struct reads a Dictionary or an Array, a `String` reads a StringName, a `Vec<T>` reads
+//! any packed array of `T`, integers and floats read any width.
+
+use serde_core::de::value::{BoolDeserializer, BorrowedStrDeserializer, SeqDeserializer, U64Deserializer};
+use serde_core::de::{
+    self, DeserializeSeed, Deserializer as _, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess,
+    Visitor,
+};
+use serde_core::forward_to_deserialize_any;
+
+use crate::VariantType;
+use crate::decode;
+use crate::error::{Error, ErrorKind, Result};
+use crate::magic::{self, Layout, Magic};
+use crate::options::{Options, Version};
+use crate::variant::HANDOFF;
+use crate::wire::{self, FLAG_64, FLAG_OBJECT_AS_ID, Reader};
+
+/// A serde Deserializer over a byte slice of Godot Variant bytes.
+///
+/// ```
+/// use serde_godot::Deserializer;
+/// use serde::Deserialize;
+///
+/// let bytes = [4, 0, 0, 0, 2, 0, 0, 0, b'h', b'i', 0, 0]; // String "hi"
+/// let mut de = Deserializer::from_slice(&bytes);
+/// let s = <&str>::deserialize(&mut de)?; // borrowed from `bytes`
+/// de.end()?;
+/// assert_eq!(s, "hi");
+/// # Ok::<(), serde_godot::Error>(())
+/// ```
+pub struct Deserializer<'de> {
+    r: Reader<'de>,
+    opts: Options,
+    types: &'static [Option<VariantType>; 256],
+    /// Untyped ARRAY and DICTIONARY headers in this version (the hot containers).
+    array: u32,
+    dict: u32,
+    /// Depth of the value being read (the top-level value is depth 0).
+    depth: usize,
+}
+
+// Headers whose type id is the same in Godot 3 and 4 (the fast paths compare whole headers;
+// anything else — flags, unused bits — takes the general path).
+const NIL: u32 = 0;
+const BOOL: u32 = 1;
+const INT: u32 = 2;
+const FLOAT: u32 = 3;
+const STRING: u32 = 4;
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer with the default [`Options`] (Godot 4).
+    pub fn from_slice(input: &'de [u8]) -> Self {
+        Self::with_options(input, Options::new())
+    }
+
+    /// A deserializer with `opts`.
+    pub fn with_options(input: &'de [u8], opts: Options) -> Self {
+        let (array, dict) = match opts.version {
+            Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
+            Version::Godot3 => (19, 18),
+        };
+        Deserializer { r: Reader::new(input), opts, types: wire::types_table(opts.version), array, dict, depth: 0 }
+    }
+
+    /// Checks that the whole input was consumed (the engine ignores trailing bytes; serde-godot
+    /// treats them as an error unless you use [`Options::take_from_slice`]).
+    pub fn end(&self) -> Result<()> {
+        match self.r.remaining() {
+            0 => Ok(()),
+            n => Err(Error::at(ErrorKind::TrailingBytes(n), self.r.pos())),
+        }
+    }
+
+    /// The byte offset of the next value.
+    pub fn position(&self) -> usize {
+        self.r.pos()
+    }
+
+    pub(crate) fn remaining_input(&self) -> &'de [u8] {
+        self.r.rest()
+    }
+
+    #[inline]
+    fn header(&mut self) -> Result<(VariantType, u32)> {
+        let at = self.r.pos();
+        let header = self.r.u32()?;
+        match self.types[(header & 0xFF) as usize] {
+            Some(ty) => Ok((ty, header)),
+            None => Err(Error::at(ErrorKind::UnknownType(header & 0xFF), at)),
+        }
+    }
+
+    /// The general path for a header a fast path did not take.
+    #[inline(never)]
+    fn slow<V: Visitor<'de>>(&mut self, start: usize, header: u32, visitor: V) -> Result<V::Value> {
+        match self.types[(header & 0xFF) as usize] {
+            Some(ty) => self.value(start, ty, header, visitor),
+            None => Err(Error::at(ErrorKind::UnknownType(header & 0xFF), start)),
+        }
+    }
+
+    /// An int (any width) for the integer fast paths.
+    #[inline(always)]
+    fn int<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        // The common case, a 32-bit INT, is one 8-byte read.
+        if let Some(word) = self.r.word_if(|w| w as u32 == INT) {
+            return visitor.visit_i64((word >> 32) as u32 as i32 as i64).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let value = match header {
+            INT => self.r.u32()? as i32 as i64,
+            h if h == INT | FLAG_64 => self.r.u64()? as i64,
+            _ => return self.slow(start, header, visitor),
+        };
+        visitor.visit_i64(value).map_err(|e: Error| e.or_at(start))
+    }
+
+    /// A container for the seq / struct fast paths.
+    #[inline]
+    fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let result = if header == self.array {
+            let count = self.r.count(self.opts.max_len)?;
+            self.seq(count, visitor)
+        } else if header == self.dict {
+            let count = self.r.count(self.opts.max_len)?;
+            self.map(count, visitor)
+        } else {
+            return self.slow(start, header, visitor);
+        };
+        result.map_err(|e| e.or_at(start))
+    }
+
+    #[inline]
+    fn peek_type(&self) -> Option<VariantType> {
+        self.r.peek_u32().and_then(|h| self.types[(h & 0xFF) as usize])
+    }
+
+    /// Visits the value whose header was just read.
+    #[inline]
+    fn value<V: Visitor<'de>>(&mut self, start: usize, ty: VariantType, header: u32, visitor: V) -> Result<V::Value> {
+        self.value_inner(ty, header, visitor).map_err(|e| e.or_at(start))
+    }
+
+    fn value_inner<V: Visitor<'de>>(&mut self, ty: VariantType, header: u32, visitor: V) -> Result<V::Value> {
+        use VariantType as T;
+        match ty {
+            T::Nil => visitor.visit_unit(),
+            T::Bool => visitor.visit_bool(self.r.u32()? != 0),
+            T::Int => {
+                if header & FLAG_64 != 0 {
+                    visitor.visit_i64(self.r.u64()? as i64)
+                } else {
+                    visitor.visit_i64(self.r.u32()? as i32 as i64)
+                }
+            }
+            T::Float => {
+                if header & FLAG_64 != 0 {
+                    visitor.visit_f64(self.r.f64()?)
+                } else {
+                    visitor.visit_f32(self.r.f32()?)
+                }
+            }
+            T::String | T::StringName => visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?),
+            T::Dictionary => {
+                decode::container_type(&mut self.r, &self.opts, header, 16)?;
+                decode::container_type(&mut self.r, &self.opts, header, 18)?;
+                let count = self.r.count(self.opts.max_len)?;
+                self.map(count, visitor)
+            }
+            T::Array => {
+                decode::container_type(&mut self.r, &self.opts, header, 16)?;
+                let count = self.r.count(self.opts.max_len)?;
+                self.seq(count, visitor)
+            }
+            T::PackedByteArray => visitor.visit_borrowed_bytes(decode::packed_bytes(&mut self.r, self.opts.max_len)?),
+            T::PackedStringArray => {
+                let count = decode::packed_string_count(&mut self.r, self.opts.max_len)?;
+                let mut access = PackedStrings { de: self, remaining: count };
+                let value = visitor.visit_seq(&mut access)?;
+                access.finish()?;
+                Ok(value)
+            }
+            T::PackedInt32Array
+            | T::PackedInt64Array
+            | T::PackedFloat32Array
+            | T::PackedFloat64Array
+            | T::PackedVector2Array
+            | T::PackedVector3Array
+            | T::PackedColorArray
+            | T::PackedVector4Array => {
+                let (bytes, wide) = decode::packed_raw(&mut self.r, &self.opts, ty, header)?;
+                let size = wire::packed_elem_size(ty, wide).expect("fixed-size packed array");
+                let mut access = PackedElems { chunks: bytes.chunks_exact(size), ty, wide };
+                let value = visitor.visit_seq(&mut access)?;
+                match access.chunks.len() {
+                    0 => Ok(value),
+                    n => Err(de::Error::invalid_length(n, &"fewer elements in the packed array")),
+                }
+            }
+            T::NodePath => {
+                let path = decode::node_path(&mut self.r, self.opts.max_len)?;
+                visitor.visit_string(path.to_string())
+            }
+            T::Rid => visitor.visit_u64(if self.opts.version == Version::Godot4 { self.r.u64()? } else { 0 }),
+            T::Object => {
+                if header & FLAG_OBJECT_AS_ID != 0 {
+                    visitor.visit_u64(self.r.u64()?)
+                } else {
+                    self.full_object(visitor, false)
+                }
+            }
+            T::Callable => visitor.visit_unit(),
+            T::Signal => {
+                let name = self.r.str(self.opts.max_len)?;
+                let id = self.r.u64()?;
+                visitor.visit_seq(SignalParts { name: Some(name), id: Some(id) })
+            }
+            _ => {
+                let layout = Layout::of(ty).expect("every other type is a math type");
+                let wide = wire::real_is_64(header, self.opts.version);
+                let at = self.r.pos();
+                let bytes = self.r.take(layout.size(if wide { 8 } else { 4 })).map_err(|e| e.or_at(at))?;
+                MathDe { layout, bytes, wide }.deserialize_any(visitor)
+            }
+        }
+    }
+
+    /// Visits the elements of an Array.
+    fn seq<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
+        self.depth += 1;
+        if count > 0 {
+            // Every element sits one level down: check once for all of them.
+            self.check_depth()?;
+        }
+        let mut access = Elements { de: self, remaining: count };
+        let value = visitor.visit_seq(&mut access);
+        let remaining = access.remaining;
+        self.depth -= 1;
+        let value = value?;
+        if remaining != 0 {
+            return Err(de::Error::invalid_length(count - remaining, &"fewer elements in the Array"));
+        }
+        Ok(value)
+    }
+
+    /// Visits the entries of a Dictionary.
+    fn map<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
+        self.depth += 1;
+        if count > 0 {
+            self.check_depth()?;
+        }
+        let mut access = Entries { de: self, remaining: count };
+        let value = visitor.visit_map(&mut access);
+        let remaining = access.remaining;
+        self.depth -= 1;
+        let value = value?;
+        if remaining != 0 {
+            return Err(de::Error::invalid_length(count - remaining, &"fewer entries in the Dictionary"));
+        }
+        Ok(value)
+    }
+
+    /// A full object (header already read): refused unless enabled. As a map (`class`,
+    /// `properties`) or, for the FullObject type, a sequence of the same two parts.
+    fn full_object<V: Visitor<'de>>(&mut self, visitor: V, as_seq: bool) -> Result<V::Value> {
+        if !self.opts.full_objects {
+            return Err(self.r.err(ErrorKind::FullObjectsDisabled));
+        }
+        let class = self.r.str(self.opts.max_len)?;
+        if class.is_empty() {
+            return visitor.visit_unit();
+        }
+        let count = (self.r.u32()? as i32).max(0) as usize;
+        self.depth += 1;
+        let mut access = FullObjectParts { de: self, class: Some(class), count, remaining: count, step: 0 };
+        let value = if as_seq { visitor.visit_seq(&mut access) } else { visitor.visit_map(&mut access) };
+        let done = access.remaining == 0 && access.step == 2;
+        self.depth -= 1;
+        let value = value?;
+        if !done {
+            return Err(de::Error::custom("a full object was not read to its end"));
+        }
+        Ok(value)
+    }
+
+    #[inline]
+    fn check_depth(&self) -> Result<()> {
+        if self.depth > self.opts.max_depth {
+            return Err(self.r.err(ErrorKind::DepthLimit(self.opts.max_depth)));
+        }
+        Ok(())
+    }
+
+    /// `deserialize_struct` for a reserved name.
+    #[cold]
+    fn magic_struct<V: Visitor<'de>>(&mut self, magic: Magic, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        let result = match (magic, ty) {
+            (Magic::NodePath, VariantType::NodePath) => {
+                let path = decode::node_path(&mut self.r, self.opts.max_len)?;
+                visitor.visit_seq(NodePathParts { path: Some(path), step: 0 })
+            }
+            (Magic::FullObject, VariantType::Object) if header & FLAG_OBJECT_AS_ID == 0 => {
+                self.full_object(visitor, true)
+            }
+            _ => return self.value(start, ty, header, visitor),
+        };
+        result.map_err(|e| e.or_at(start))
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        self.value(start, ty, header, visitor)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.r.peek_u32() {
+            Some(header) if header & 0xFF == NIL => {
+                self.r.u32()?;
+                visitor.visit_none()
+            }
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.r.peek_u32() == Some(self.array) {
+            return self.container(visitor);
+        }
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        if ty == VariantType::PackedByteArray {
+            // `Vec<u8>` without serde_bytes asks for a sequence of u8.
+            let bytes = decode::packed_bytes(&mut self.r, self.opts.max_len)?;
+            let mut access = SeqDeserializer::<_, Error>::new(bytes.iter().copied());
+            let value = visitor.visit_seq(&mut access).map_err(|e| e.or_at(start))?;
+            access.end()?;
+            return Ok(value);
+        }
+        self.value(start, ty, header, visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match magic::lookup(name) {
+            None => self.container(visitor),
+            Some(magic @ (Magic::NodePath | Magic::FullObject)) => self.magic_struct(magic, visitor),
+            // Math types and Signal: `deserialize_any` already hands their parts over as sequences.
+            Some(_) => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value> {
+        match magic::lookup(name) {
+            Some(Magic::Variant) => {
+                let variant = decode::decode(&mut self.r, &self.opts, self.depth)?;
+                HANDOFF.set(Some(variant));
+                let result = visitor.visit_map(Handoff { done: false });
+                // Never leave a Variant behind if the visitor was not Variant's own.
+                HANDOFF.take();
+                result
+            }
+            Some(Magic::Packed(ty)) if wire::packed_elem_size(ty, false).is_some() => {
+                let Some(found) = self.peek_type() else { return visitor.visit_newtype_struct(self) };
+                if found != ty {
+                    return visitor.visit_newtype_struct(self);
+                }
+                let start = self.r.pos();
+                let (_, header) = self.header()?;
+                let (bytes, wide) = decode::packed_raw(&mut self.r, &self.opts, ty, header)?;
+                if wide {
+                    visitor.visit_byte_buf(crate::types::narrow_reals(bytes))
+                } else {
+                    visitor.visit_borrowed_bytes(bytes)
+                }
+                .map_err(|e: Error| e.or_at(start))
+            }
+            _ => visitor.visit_newtype_struct(self),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
+        self.deserialize_any(visitor)
+    }
+
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.r.peek_u32() == Some(STRING) {
+            return self.deserialize_str(visitor);
+        }
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        match ty {
+            VariantType::String | VariantType::StringName => {
+                visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?).map_err(|e: Error| e.or_at(start))
+            }
+            VariantType::Int => {
+                let v = if header & FLAG_64 != 0 { self.r.u64()? as i64 } else { self.r.u32()? as i32 as i64 };
+                match u64::try_from(v) {
+                    Ok(v) => visitor.visit_u64(v),
+                    Err(_) => visitor.visit_i64(v),
+                }
+                .map_err(|e: Error| e.or_at(start))
+            }
+            _ => self.value(start, ty, header, visitor),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        let result = match ty {
+            VariantType::String | VariantType::StringName => {
+                let name = self.r.str(self.opts.max_len)?;
+                visitor.visit_enum(name.into_deserializer())
+            }
+            VariantType::Int => {
+                let v = if header & FLAG_64 != 0 { self.r.u64()? as i64 } else { self.r.u32()? as i32 as i64 };
+                let index = u32::try_from(v)
+                    .map_err(|_| <Error as de::Error>::invalid_value(de::Unexpected::Signed(v), &"a variant index"))?;
+                visitor.visit_enum(index.into_deserializer())
+            }
+            VariantType::Dictionary => {
+                decode::container_type(&mut self.r, &self.opts, header, 16)?;
+                decode::container_type(&mut self.r, &self.opts, header, 18)?;
+                let count = self.r.count(self.opts.max_len)?;
+                if count != 1 {
+                    return Err(Error::at(
+                        ErrorKind::InvalidData("an enum must be a one-entry Dictionary {variant: value}"),
+                        start,
+                    ));
+                }
+                self.depth += 1;
+                self.check_depth()?;
+                let value = visitor.visit_enum(Tagged { de: &mut *self });
+                self.depth -= 1;
+                value
+            }
+            _ => return self.value(start, ty, header, visitor),
+        };
+        result.map_err(|e| e.or_at(start))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        decode::decode(&mut self.r, &self.opts, self.depth)?;
+        visitor.visit_unit()
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_if(|w| w as u32 == BOOL) {
+            return visitor.visit_bool(word >> 32 != 0).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != BOOL {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_bool(self.r.u32()? != 0).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.int(visitor)
+    }
+
+    #[inline]
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_if(|w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32);
+            return visitor.visit_f32(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != FLOAT {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_f32(self.r.f32()?).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_if(|w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32) as f64;
+            return visitor.visit_f64(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let value = match header {
+            FLOAT => self.r.f32()? as f64,
+            h if h == FLOAT | FLAG_64 => self.r.f64()?,
+            _ => return self.slow(start, header, visitor),
+        };
+        visitor.visit_f64(value).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != STRING {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?).map_err(|e: Error| e.or_at(start))
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    #[inline]
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.container(visitor)
+    }
+
+    #[inline]
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != NIL {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_unit().map_err(|e: Error| e.or_at(start))
+    }
+
+    forward_to_deserialize_any! {
+        i128 u128 char bytes byte_buf
+    }
+}
+
+/// The elements of an Array.
+struct Elements<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    remaining: usize,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // Every element takes at least 4 bytes: never promise more than the input can hold.
+        Some(self.remaining.min(self.de.r.remaining() / 4))
+    }
+}
+
+/// The entries of a Dictionary.
+struct Entries<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    remaining: usize,
+}
+
+impl<'de> MapAccess<'de> for Entries<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.remaining.min(self.de.r.remaining() / 8))
+    }
+}
+
+/// The strings of a PackedStringArray, read as they are visited.
+struct PackedStrings<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    remaining: usize,
+}
+
+impl PackedStrings<'_, '_> {
+    fn finish(&self) -> Result<()> {
+        match self.remaining {
+            0 => Ok(()),
+            n => Err(de::Error::invalid_length(n, &"fewer elements in the PackedStringArray")),
+        }
+    }
+}
+
+impl<'de> SeqAccess<'de> for PackedStrings<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        let s = self.de.r.str(self.de.opts.max_len)?;
+        seed.deserialize(BorrowedStrDeserializer::new(s)).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.remaining.min(self.de.r.remaining() / 4))
+    }
+}
+
+/// The elements of a fixed-size packed array.
+struct PackedElems<'de> {
+    chunks: std::slice::ChunksExact<'de, u8>,
+    ty: VariantType,
+    wide: bool,
+}
+
+impl<'de> SeqAccess<'de> for PackedElems<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        match self.chunks.next() {
+            None => Ok(None),
+            Some(bytes) => seed.deserialize(PackedElem { bytes, ty: self.ty, wide: self.wide }).map(Some),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.chunks.len())
+    }
+}
+
+/// One element of a fixed-size packed array.
+struct PackedElem<'de> {
+    bytes: &'de [u8],
+    ty: VariantType,
+    wide: bool,
+}
+
+impl<'de> de::Deserializer<'de> for PackedElem<'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let b = self.bytes;
+        let word = |i: usize| [b[i], b[i + 1], b[i + 2], b[i + 3]];
+        match self.ty {
+            VariantType::PackedInt32Array => visitor.visit_i32(i32::from_le_bytes(word(0))),
+            VariantType::PackedInt64Array => visitor.visit_i64(i64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            VariantType::PackedFloat32Array => visitor.visit_f32(f32::from_le_bytes(word(0))),
+            VariantType::PackedFloat64Array => visitor.visit_f64(f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            ty => {
+                let math = match ty {
+                    VariantType::PackedVector2Array => VariantType::Vector2,
+                    VariantType::PackedVector3Array => VariantType::Vector3,
+                    VariantType::PackedVector4Array => VariantType::Vector4,
+                    _ => VariantType::Color,
+                };
+                let layout = Layout::of(math).expect("math type");
+                MathDe { layout, bytes: self.bytes, wide: self.wide }.deserialize_any(visitor)
+            }
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// The payload of a math type, visited as (nested) sequences of components that mirror the Rust
+/// struct (Rect2 → [position, size] → [[x, y], [w, h]]).
+struct MathDe<'de> {
+    layout: Layout,
+    bytes: &'de [u8],
+    wide: bool,
+}
+
+impl<'de> de::Deserializer<'de> for MathDe<'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let b = self.bytes;
+        match self.layout {
+            Layout::Real if self.wide => visitor.visit_f64(f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            Layout::Real | Layout::F32 => visitor.visit_f32(f32::from_le_bytes(b.try_into().expect("4 bytes"))),
+            Layout::Int => visitor.visit_i32(i32::from_le_bytes(b.try_into().expect("4 bytes"))),
+            Layout::Seq(parts) => visitor.visit_seq(MathParts { parts, bytes: b, wide: self.wide }),
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct MathParts<'de> {
+    parts: &'static [Layout],
+    bytes: &'de [u8],
+    wide: bool,
+}
+
+impl<'de> SeqAccess<'de> for MathParts<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some((&layout, rest)) = self.parts.split_first() else { return Ok(None) };
+        self.parts = rest;
+        let (bytes, tail) = self.bytes.split_at(layout.size(if self.wide { 8 } else { 4 }));
+        self.bytes = tail;
+        seed.deserialize(MathDe { layout, bytes, wide: self.wide }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.parts.len())
+    }
+}
+
+/// A Signal: its name, then its object id.
+struct SignalParts<'de> {
+    name: Option<&'de str>,
+    id: Option<u64>,
+}
+
+impl<'de> SeqAccess<'de> for SignalParts<'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if let Some(name) = self.name.take() {
+            return seed.deserialize(BorrowedStrDeserializer::new(name)).map(Some);
+        }
+        match self.id.take() {
+            Some(id) => seed.deserialize(U64Deserializer::new(id)).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A NodePath for the NodePath type: absolute flag, names, subnames.
+struct NodePathParts {
+    path: Option<crate::NodePath>,
+    step: u8,
+}
+
+impl<'de> SeqAccess<'de> for NodePathParts {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some(path) = self.path.as_mut() else { return Ok(None) };
+        self.step += 1;
+        match self.step {
+            1 => seed.deserialize(BoolDeserializer::new(path.absolute)).map(Some),
+            2 => seed.deserialize(SeqDeserializer::new(std::mem::take(&mut path.names).into_iter())).map(Some),
+            _ => {
+                let subnames = std::mem::take(&mut path.subnames);
+                self.path = None;
+                seed.deserialize(SeqDeserializer::new(subnames.into_iter())).map(Some)
+            }
+        }
+    }
+}
+
+/// A full object: `class` then `properties` (a sequence of `[name, value]` pairs), as map entries
+/// or sequence elements.
+struct FullObjectParts<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    class: Option<&'de str>,
+    count: usize,
+    remaining: usize,
+    step: u8,
+}
+
+impl<'de> FullObjectParts<'_, 'de> {
+    fn part<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
+        self.step += 1;
+        match self.class.take() {
+            Some(class) => seed.deserialize(BorrowedStrDeserializer::new(class)),
+            None => {
+                let props = Properties { de: &mut *self.de, remaining: &mut self.remaining };
+                seed.deserialize(props)
+            }
+        }
+    }
+}
+
+impl<'de> SeqAccess<'de> for FullObjectParts<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.step >= 2 {
+            return Ok(None);
+        }
+        self.part(seed).map(Some)
+    }
+}
+
+impl<'de> MapAccess<'de> for FullObjectParts<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let key = match self.step {
+            0 => "class",
+            1 => "properties",
+            _ => return Ok(None),
+        };
+        seed.deserialize(BorrowedStrDeserializer::new(key)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.part(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        let _ = self.count;
+        Some(2 - self.step as usize)
+    }
+}
+
+/// A full object's properties: a sequence of `[name, value]` pairs.
+struct Properties<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    remaining: &'a mut usize,
+}
+
+impl<'de> de::Deserializer<'de> for Properties<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_seq(self)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl<'de> SeqAccess<'de> for Properties<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if *self.remaining == 0 {
+            return Ok(None);
+        }
+        self.de.check_depth()?;
+        *self.remaining -= 1;
+        seed.deserialize(Property { de: &mut *self.de }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some((*self.remaining).min(self.de.r.remaining() / 8))
+    }
+}
+
+/// One `[name, value]` property.
+struct Property<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> de::Deserializer<'de> for Property<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let name = self.de.r.str(self.de.opts.max_len)?;
+        visitor.visit_seq(PropertyParts { de: self.de, name: Some(name), value_done: false })
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct PropertyParts<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    name: Option<&'de str>,
+    value_done: bool,
+}
+
+impl<'de> SeqAccess<'de> for PropertyParts<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if let Some(name) = self.name.take() {
+            return seed.deserialize(BorrowedStrDeserializer::new(name)).map(Some);
+        }
+        if self.value_done {
+            return Ok(None);
+        }
+        self.value_done = true;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
+
+/// The one-entry map through which a directly decoded Variant reaches `Variant`'s visitor.
+struct Handoff {
+    done: bool,
+}
+
+impl<'de> MapAccess<'de> for Handoff {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        seed.deserialize(BorrowedStrDeserializer::new(magic::VARIANT_HANDOFF_KEY)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        seed.deserialize(().into_deserializer())
+    }
+}
+
+/// `{ "Variant": value }` of an externally tagged enum.
+struct Tagged<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> EnumAccess<'de> for Tagged<'_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let variant = seed.deserialize(&mut *self.de)?;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Tagged<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        de::Deserialize::deserialize(&mut *self.de)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_seq(&mut *self.de, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_any(&mut *self.de, visitor)
+    }
+}

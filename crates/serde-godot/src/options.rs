@@ -1,0 +1,218 @@
+//! Everything configurable, in one `Copy` value.
+
+use std::io;
+
+use serde_core::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::{Deserializer, Result, Serializer};
+
+/// Which engine generation's wire format to speak.
+///
+/// The two differ in type numbering from type 6 up (Godot 4 added Vector2i, Rect2i, Vector3i,
+/// Vector4, Vector4i, Projection, StringName, Callable, Signal and the 64-bit and Vector4 packed
+/// arrays), in typed containers (Godot 4.x only) and in 64-bit math payloads (Godot 4
+/// double-precision builds). Everything else — framing, string padding, integer and float width
+/// rules — is the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Version {
+    /// Godot 4.x (`var_to_bytes`, `bytes_to_var`). The default.
+    #[default]
+    Godot4,
+    /// Godot 3.x (`var2bytes`, `bytes2var`). Godot 4-only types are refused when encoding and do
+    /// not exist when decoding.
+    Godot3,
+}
+
+/// How a Rust struct (and a struct variant's body) is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StructForm {
+    /// A Dictionary keyed by the field names as Strings — what GDScript reads as `msg["hp"]`. The
+    /// default.
+    #[default]
+    Dictionary,
+    /// An Array of the field values in declaration order — smaller and faster, read in GDScript as
+    /// `msg[0]`. Like bincode and postcard, it relies on both sides agreeing on the field order,
+    /// and `#[serde(skip_serializing_if)]` cannot be used with it.
+    Array,
+}
+
+/// How a unit enum variant (`enum Team { Red, Blue }`) is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum UnitVariants {
+    /// The variant name as a String (`"Blue"`). The default.
+    #[default]
+    Name,
+    /// The variant index as an int (`1`), which matches a GDScript `enum` declared in the same
+    /// order.
+    Index,
+}
+
+/// Encoding and decoding settings.
+///
+/// ```
+/// use serde_godot::{Options, StructForm, Version};
+///
+/// let opts = Options::new().version(Version::Godot3).struct_form(StructForm::Array);
+/// let bytes = opts.to_vec(&(1, "two"))?;
+/// assert_eq!(bytes[0], 19); // ARRAY is type 19 in Godot 3 (28 in Godot 4)
+/// let back: (i32, String) = opts.from_slice(&bytes)?;
+/// assert_eq!(back, (1, "two".to_owned()));
+/// # Ok::<(), serde_godot::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub(crate) version: Version,
+    pub(crate) struct_form: StructForm,
+    pub(crate) unit_variants: UnitVariants,
+    pub(crate) typed_containers: bool,
+    pub(crate) full_objects: bool,
+    pub(crate) max_depth: usize,
+    pub(crate) max_len: usize,
+    pub(crate) max_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+/// Godot's `Variant::MAX_RECURSION_DEPTH`.
+pub(crate) const DEFAULT_MAX_DEPTH: usize = 1024;
+/// Godot's lengths and counts are 31-bit.
+pub(crate) const GODOT_MAX_LEN: usize = i32::MAX as usize;
+/// Godot's default `PacketPeer.encode_buffer_max_size` (8 MiB).
+pub(crate) const DEFAULT_MAX_SIZE: usize = 8 << 20;
+
+impl Options {
+    /// The defaults: Godot 4, structs as Dictionaries with String keys, unit variants by name,
+    /// untyped containers, no full objects, depth limit 1024 (Godot's), lengths up to Godot's
+    /// `i32::MAX`, and an 8 MiB limit (Godot's default packet buffer) on what
+    /// [`from_reader`](Options::from_reader) and the framing helpers accept.
+    pub const fn new() -> Self {
+        Options {
+            version: Version::Godot4,
+            struct_form: StructForm::Dictionary,
+            unit_variants: UnitVariants::Name,
+            typed_containers: false,
+            full_objects: false,
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_len: GODOT_MAX_LEN,
+            max_size: DEFAULT_MAX_SIZE,
+        }
+    }
+
+    /// The Godot generation to speak (default [`Version::Godot4`]).
+    pub const fn version(mut self, version: Version) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// How structs are written (default [`StructForm::Dictionary`]). Decoding accepts both forms
+    /// whatever this says.
+    pub const fn struct_form(mut self, form: StructForm) -> Self {
+        self.struct_form = form;
+        self
+    }
+
+    /// How unit enum variants are written (default [`UnitVariants::Name`]). Decoding accepts both
+    /// forms whatever this says.
+    pub const fn unit_variants(mut self, form: UnitVariants) -> Self {
+        self.unit_variants = form;
+        self
+    }
+
+    /// Whether typed [`Array<T>`](crate::Array) / [`Dictionary<K, V>`](crate::Dictionary) (and typed
+    /// containers inside a [`Variant`](crate::Variant)) get Godot 4.x typed-container headers.
+    ///
+    /// Off by default: Godot 3 and Godot 4 releases before typed containers reject such headers,
+    /// while every version reads untyped containers. Ignored in Godot 3 mode, which has no typed
+    /// containers. Decoding always accepts typed headers.
+    pub const fn typed_containers(mut self, on: bool) -> Self {
+        self.typed_containers = on;
+        self
+    }
+
+    /// Whether full objects (a class name and its properties, Godot's `full_objects` /
+    /// `allow_objects`) may be decoded and encoded (default off).
+    ///
+    /// Godot instantiates such objects — and their scripts — on decode, which is why
+    /// `bytes_to_var` refuses them unless asked. serde-godot never instantiates anything, but
+    /// refuses them by default too: a server that doesn't expect objects should not accept them,
+    /// and should never send them to clients. Object *ids* (`EncodedObjectAsID`) are always fine.
+    pub const fn full_objects(mut self, on: bool) -> Self {
+        self.full_objects = on;
+        self
+    }
+
+    /// The deepest nesting of Arrays, Dictionaries and object properties accepted when decoding
+    /// and produced when encoding (default 1024, Godot's `MAX_RECURSION_DEPTH`; the top-level value
+    /// is depth 0). Exceeding it is an error, never a stack overflow.
+    pub const fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The largest declared length accepted when decoding: element count of an Array, Dictionary
+    /// or packed array, byte length of a string (default `i32::MAX`, Godot's own limit).
+    ///
+    /// Independently of this, the decoder never reserves memory for more elements than the rest
+    /// of the input can hold, so a hostile count cannot make it allocate.
+    pub const fn max_len(mut self, len: usize) -> Self {
+        self.max_len = len;
+        self
+    }
+
+    /// The largest encoded value, in bytes, that [`from_reader`](Options::from_reader), the
+    /// framing helpers and the tokio codec accept or produce (default 8 MiB, like Godot's
+    /// `PacketPeer.encode_buffer_max_size`). Slices passed to `from_slice` are already in memory
+    /// and are not checked against it.
+    pub const fn max_size(mut self, bytes: usize) -> Self {
+        self.max_size = bytes;
+        self
+    }
+
+    /// Encodes `value` into a new vector.
+    pub fn to_vec<T: Serialize + ?Sized>(&self, value: &T) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(128);
+        self.append(value, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the encoding of `value` to `out` (which may be reused between calls).
+    pub fn append<T: Serialize + ?Sized>(&self, value: &T, out: &mut Vec<u8>) -> Result<()> {
+        value.serialize(&mut Serializer::with_options(out, *self))
+    }
+
+    /// Encodes `value` into `writer`. The value is encoded in memory first (Godot's container
+    /// counts come before their elements), then written with one `write_all`.
+    pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(&self, mut writer: W, value: &T) -> Result<()> {
+        let bytes = self.to_vec(value)?;
+        writer.write_all(&bytes)?;
+        Ok(())
+    }
+
+    /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
+    /// asks for that. Trailing bytes are an error.
+    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let mut de = Deserializer::with_options(bytes, *self);
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+
+    /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
+    /// engine does (`bytes_to_var` ignores trailing bytes).
+    pub fn take_from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
+        let mut de = Deserializer::with_options(bytes, *self);
+        let value = T::deserialize(&mut de)?;
+        Ok((value, de.remaining_input()))
+    }
+
+    /// Reads `reader` to its end (at most [`max_size`](Options::max_size) bytes) and decodes one
+    /// `T` from exactly those bytes.
+    pub fn from_reader<R: io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        let bytes = crate::framing::read_limited(reader, self.max_size)?;
+        self.from_slice(&bytes)
+    }
+}

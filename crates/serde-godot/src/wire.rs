@@ -1,0 +1,681 @@
+//! The low-level codec: type ids of both Godot generations, header flags, a bounds-checked slice
+//! reader and the string / padding rules. No serde in here.
+//!
+//! Everything is little-endian and 4-byte aligned. A value is a `u32` header (byte 0 = type id,
+//! bits 16–19 = per-type flags) followed by the type's payload.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Version;
+
+/// `HEADER_DATA_FLAG_64`: INT, FLOAT and the real-based math types carry 64-bit payloads.
+pub(crate) const FLAG_64: u32 = 1 << 16;
+/// `HEADER_DATA_FLAG_OBJECT_AS_ID`: an OBJECT is sent as its instance id.
+pub(crate) const FLAG_OBJECT_AS_ID: u32 = 1 << 16;
+/// Container-type kinds (bits 16–17 of an ARRAY header; bits 16–17 key and 18–19 value of a
+/// DICTIONARY header).
+pub(crate) const KIND_NONE: u32 = 0;
+pub(crate) const KIND_BUILTIN: u32 = 1;
+pub(crate) const KIND_CLASS_NAME: u32 = 2;
+pub(crate) const KIND_SCRIPT: u32 = 3;
+/// Bit 31 of an Array / Dictionary count is the old "shared" flag; decoders mask it off.
+pub(crate) const COUNT_MASK: u32 = 0x7FFF_FFFF;
+/// Bit 31 of a NodePath's first word marks the (only supported) new format.
+pub(crate) const NODE_PATH_NEW_FORMAT: u32 = 0x8000_0000;
+
+macro_rules! variant_types {
+    ($($(#[$doc:meta])* $name:ident = $g4:literal, $g3:expr, $text:literal;)*) => {
+        /// The type of a Godot Variant, named as in Godot 4 (`Variant::Type`); the discriminant is
+        /// the Godot 4 type id.
+        ///
+        /// Godot 3 names some of them differently (`Quat`, `Transform`, `PoolByteArray`…) and
+        /// numbers them differently from 6 up: see [`VariantType::id`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum VariantType {
+            $($(#[$doc])* $name = $g4,)*
+        }
+
+        impl VariantType {
+            /// Every type, in Godot 4 order.
+            pub const ALL: [VariantType; 39] = [$(VariantType::$name,)*];
+
+            const GODOT3_IDS: [Option<u8>; 39] = [$($g3,)*];
+
+            /// Godot 4's name of the type, as GDScript's `type_string()` prints it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(VariantType::$name => $text,)*
+                }
+            }
+
+            /// The reserved serde names that carry this type as a typed-container element, key
+            /// and value type (see `magic.rs`).
+            pub(crate) const fn typed_names(self) -> [&'static str; 3] {
+                match self {
+                    $(VariantType::$name => [
+                        concat!("$__godot::ArrayOf::", $text),
+                        concat!("$__godot::DictKey::", $text),
+                        concat!("$__godot::DictValue::", $text),
+                    ],)*
+                }
+            }
+        }
+    };
+}
+
+variant_types! {
+    /// `null`.
+    Nil = 0, Some(0), "Nil";
+    /// `bool`.
+    Bool = 1, Some(1), "bool";
+    /// `int` (64-bit signed).
+    Int = 2, Some(2), "int";
+    /// `float` (64-bit; Godot 3 `real`).
+    Float = 3, Some(3), "float";
+    /// `String`.
+    String = 4, Some(4), "String";
+    /// `Vector2`.
+    Vector2 = 5, Some(5), "Vector2";
+    /// `Vector2i` (Godot 4).
+    Vector2i = 6, None, "Vector2i";
+    /// `Rect2`.
+    Rect2 = 7, Some(6), "Rect2";
+    /// `Rect2i` (Godot 4).
+    Rect2i = 8, None, "Rect2i";
+    /// `Vector3`.
+    Vector3 = 9, Some(7), "Vector3";
+    /// `Vector3i` (Godot 4).
+    Vector3i = 10, None, "Vector3i";
+    /// `Transform2D`.
+    Transform2D = 11, Some(8), "Transform2D";
+    /// `Vector4` (Godot 4).
+    Vector4 = 12, None, "Vector4";
+    /// `Vector4i` (Godot 4).
+    Vector4i = 13, None, "Vector4i";
+    /// `Plane`.
+    Plane = 14, Some(9), "Plane";
+    /// `Quaternion` (Godot 3 `Quat`).
+    Quaternion = 15, Some(10), "Quaternion";
+    /// `AABB`.
+    Aabb = 16, Some(11), "AABB";
+    /// `Basis`.
+    Basis = 17, Some(12), "Basis";
+    /// `Transform3D` (Godot 3 `Transform`).
+    Transform3D = 18, Some(13), "Transform3D";
+    /// `Projection` (Godot 4).
+    Projection = 19, None, "Projection";
+    /// `Color`.
+    Color = 20, Some(14), "Color";
+    /// `StringName` (Godot 4).
+    StringName = 21, None, "StringName";
+    /// `NodePath`.
+    NodePath = 22, Some(15), "NodePath";
+    /// `RID`.
+    Rid = 23, Some(16), "RID";
+    /// `Object`.
+    Object = 24, Some(17), "Object";
+    /// `Callable` (Godot 4).
+    Callable = 25, None, "Callable";
+    /// `Signal` (Godot 4).
+    Signal = 26, None, "Signal";
+    /// `Dictionary`.
+    Dictionary = 27, Some(18), "Dictionary";
+    /// `Array`.
+    Array = 28, Some(19), "Array";
+    /// `PackedByteArray` (Godot 3 `PoolByteArray`).
+    PackedByteArray = 29, Some(20), "PackedByteArray";
+    /// `PackedInt32Array` (Godot 3 `PoolIntArray`).
+    PackedInt32Array = 30, Some(21), "PackedInt32Array";
+    /// `PackedInt64Array` (Godot 4).
+    PackedInt64Array = 31, None, "PackedInt64Array";
+    /// `PackedFloat32Array` (Godot 3 `PoolRealArray`).
+    PackedFloat32Array = 32, Some(22), "PackedFloat32Array";
+    /// `PackedFloat64Array` (Godot 4).
+    PackedFloat64Array = 33, None, "PackedFloat64Array";
+    /// `PackedStringArray` (Godot 3 `PoolStringArray`).
+    PackedStringArray = 34, Some(23), "PackedStringArray";
+    /// `PackedVector2Array` (Godot 3 `PoolVector2Array`).
+    PackedVector2Array = 35, Some(24), "PackedVector2Array";
+    /// `PackedVector3Array` (Godot 3 `PoolVector3Array`).
+    PackedVector3Array = 36, Some(25), "PackedVector3Array";
+    /// `PackedColorArray` (Godot 3 `PoolColorArray`).
+    PackedColorArray = 37, Some(26), "PackedColorArray";
+    /// `PackedVector4Array` (Godot 4.3+).
+    PackedVector4Array = 38, None, "PackedVector4Array";
+}
+
+/// Lookup tables from a header's type byte to the type, per version (`None` = out of range).
+static GODOT4_TYPES: [Option<VariantType>; 256] = {
+    let mut table = [None; 256];
+    let mut i = 0;
+    while i < VariantType::ALL.len() {
+        table[i] = Some(VariantType::ALL[i]);
+        i += 1;
+    }
+    table
+};
+
+static GODOT3_TYPES: [Option<VariantType>; 256] = {
+    let mut table = [None; 256];
+    let mut i = 0;
+    while i < VariantType::ALL.len() {
+        if let Some(id) = VariantType::GODOT3_IDS[i] {
+            table[id as usize] = Some(VariantType::ALL[i]);
+        }
+        i += 1;
+    }
+    table
+};
+
+/// Type ids to write, per version, indexed by the Godot 4 id (`0xFF` = not in this version).
+static GODOT4_IDS: [u8; 39] = {
+    let mut table = [0u8; 39];
+    let mut i = 0;
+    while i < 39 {
+        table[i] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+static GODOT3_IDS: [u8; 39] = {
+    let mut table = [0xFFu8; 39];
+    let mut i = 0;
+    while i < 39 {
+        if let Some(id) = VariantType::GODOT3_IDS[i] {
+            table[i] = id;
+        }
+        i += 1;
+    }
+    table
+};
+
+impl VariantType {
+    /// The type id written in headers for `version`, or `None` if the type does not exist there
+    /// (e.g. `Vector2i` in Godot 3).
+    ///
+    /// ```
+    /// use serde_godot::{Version, VariantType};
+    /// assert_eq!(VariantType::Dictionary.id(Version::Godot4), Some(27));
+    /// assert_eq!(VariantType::Dictionary.id(Version::Godot3), Some(18));
+    /// assert_eq!(VariantType::Vector2i.id(Version::Godot3), None);
+    /// ```
+    pub const fn id(self, version: Version) -> Option<u32> {
+        match version {
+            Version::Godot4 => Some(self as u32),
+            Version::Godot3 => match Self::GODOT3_IDS[self as usize] {
+                Some(id) => Some(id as u32),
+                None => None,
+            },
+        }
+    }
+
+    /// The type with header id `id` in `version` (`None` for ids at or above that version's
+    /// `VARIANT_MAX`, which Godot rejects).
+    pub fn from_id(id: u32, version: Version) -> Option<VariantType> {
+        let table = types_table(version);
+        if id < 256 { table[id as usize] } else { None }
+    }
+
+    /// Whether the type exists in `version`.
+    pub const fn exists_in(self, version: Version) -> bool {
+        self.id(version).is_some()
+    }
+
+    /// The name of the type in `version` (Godot 3 spells some differently, e.g. `Quat`,
+    /// `Transform`, `PoolByteArray`, `real`).
+    pub const fn name_in(self, version: Version) -> &'static str {
+        match version {
+            Version::Godot4 => self.name(),
+            Version::Godot3 => match self {
+                VariantType::Float => "float",
+                VariantType::Quaternion => "Quat",
+                VariantType::Transform3D => "Transform",
+                VariantType::PackedByteArray => "PoolByteArray",
+                VariantType::PackedInt32Array => "PoolIntArray",
+                VariantType::PackedFloat32Array => "PoolRealArray",
+                VariantType::PackedStringArray => "PoolStringArray",
+                VariantType::PackedVector2Array => "PoolVector2Array",
+                VariantType::PackedVector3Array => "PoolVector3Array",
+                VariantType::PackedColorArray => "PoolColorArray",
+                other => other.name(),
+            },
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn types_table(version: Version) -> &'static [Option<VariantType>; 256] {
+    match version {
+        Version::Godot4 => &GODOT4_TYPES,
+        Version::Godot3 => &GODOT3_TYPES,
+    }
+}
+
+#[inline]
+pub(crate) fn ids_table(version: Version) -> &'static [u8; 39] {
+    match version {
+        Version::Godot4 => &GODOT4_IDS,
+        Version::Godot3 => &GODOT3_IDS,
+    }
+}
+
+/// Zero bytes needed after `len` bytes to reach a multiple of 4.
+#[inline]
+pub(crate) const fn pad4(len: usize) -> usize {
+    (4 - (len & 3)) & 3
+}
+
+/// The engine's view of a string's bytes: parsing stops at the first NUL and a leading UTF-8 byte
+/// order mark is dropped (both Godot 3 and 4 do this); the rest must be valid UTF-8.
+///
+/// Godot 3.2's own parser also lets through UTF-8-encoded surrogates and code points above
+/// U+10FFFF; no valid UTF-8 (and no Rust string) can hold those, so they are rejected here, as
+/// Godot 4 does.
+#[inline]
+pub(crate) fn godot_str(bytes: &[u8]) -> Option<&str> {
+    // `contains` on bytes is core's memchr; the common string has neither NUL nor BOM.
+    if !bytes.contains(&0) && !bytes.starts_with(b"\xEF\xBB\xBF") {
+        return std::str::from_utf8(bytes).ok();
+    }
+    godot_str_slow(bytes)
+}
+
+#[cold]
+fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
+    let bytes = match bytes.iter().position(|&b| b == 0) {
+        Some(nul) => &bytes[..nul],
+        None => bytes,
+    };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).ok()
+}
+
+/// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
+/// front, so each read is one length check (the position is derived for error offsets).
+#[derive(Clone)]
+pub(crate) struct Reader<'de> {
+    rest: &'de [u8],
+    len: usize,
+}
+
+impl<'de> Reader<'de> {
+    #[inline]
+    pub(crate) fn new(buf: &'de [u8]) -> Self {
+        Reader { rest: buf, len: buf.len() }
+    }
+
+    #[inline]
+    pub(crate) fn pos(&self) -> usize {
+        self.len - self.rest.len()
+    }
+
+    #[inline]
+    pub(crate) fn remaining(&self) -> usize {
+        self.rest.len()
+    }
+
+    #[inline]
+    pub(crate) fn rest(&self) -> &'de [u8] {
+        self.rest
+    }
+
+    #[cold]
+    pub(crate) fn eof(&self) -> Error {
+        Error::at(ErrorKind::Eof, self.pos())
+    }
+
+    #[cold]
+    pub(crate) fn err(&self, kind: ErrorKind) -> Error {
+        Error::at(kind, self.pos())
+    }
+
+    #[inline]
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        match self.rest.split_first_chunk::<N>() {
+            Some((chunk, tail)) => {
+                self.rest = tail;
+                Ok(*chunk)
+            }
+            None => Err(self.eof()),
+        }
+    }
+
+    /// The next 8 bytes (a header and a 32-bit payload), consumed only if `accept` says so.
+    #[inline(always)]
+    pub(crate) fn word_if(&mut self, accept: impl FnOnce(u64) -> bool) -> Option<u64> {
+        let (chunk, tail) = self.rest.split_first_chunk::<8>()?;
+        let word = u64::from_le_bytes(*chunk);
+        if accept(word) {
+            self.rest = tail;
+            Some(word)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    pub(crate) fn peek_u32(&self) -> Option<u32> {
+        self.rest.first_chunk::<4>().map(|b| u32::from_le_bytes(*b))
+    }
+
+    #[inline]
+    pub(crate) fn u32(&mut self) -> Result<u32> {
+        self.array::<4>().map(u32::from_le_bytes)
+    }
+
+    #[inline]
+    pub(crate) fn u64(&mut self) -> Result<u64> {
+        self.array::<8>().map(u64::from_le_bytes)
+    }
+
+    #[inline]
+    pub(crate) fn f32(&mut self) -> Result<f32> {
+        self.array::<4>().map(f32::from_le_bytes)
+    }
+
+    #[inline]
+    pub(crate) fn f64(&mut self) -> Result<f64> {
+        self.array::<8>().map(f64::from_le_bytes)
+    }
+
+    /// `n` bytes.
+    #[inline]
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'de [u8]> {
+        match self.rest.split_at_checked(n) {
+            Some((bytes, tail)) => {
+                self.rest = tail;
+                Ok(bytes)
+            }
+            None => Err(self.eof()),
+        }
+    }
+
+    /// Skips up to `n` bytes (padding that the engine tolerates missing at the very end).
+    #[inline]
+    pub(crate) fn skip_lenient(&mut self, n: usize) {
+        self.rest = &self.rest[n.min(self.rest.len())..];
+    }
+
+    /// A non-negative 32-bit length or count, checked against `max_len`.
+    #[inline]
+    pub(crate) fn len(&mut self, max_len: usize) -> Result<usize> {
+        let at = self.pos();
+        let raw = self.u32()?;
+        if raw > i32::MAX as u32 {
+            return Err(Error::at(ErrorKind::InvalidData("negative length"), at));
+        }
+        check_len(raw as usize, max_len, at)
+    }
+
+    /// An Array / Dictionary count: bit 31 (the old "shared" flag) is masked off, as the engine
+    /// does.
+    #[inline]
+    pub(crate) fn count(&mut self, max_len: usize) -> Result<usize> {
+        let at = self.pos();
+        let raw = self.u32()? & COUNT_MASK;
+        check_len(raw as usize, max_len, at)
+    }
+
+    /// Length-prefixed, zero-padded UTF-8 (STRING and STRING_NAME payloads, NodePath and
+    /// PackedStringArray elements, class names). The padding must be present (the engine
+    /// requires it); its content is not checked (the engine doesn't either, and Godot's NodePath
+    /// encoder leaves garbage there, godotengine/godot#44999).
+    #[inline]
+    pub(crate) fn str(&mut self, max_len: usize) -> Result<&'de str> {
+        let at = self.pos();
+        let len = self.len(max_len)?;
+        let Some((padded, tail)) = self.rest.split_at_checked(len + pad4(len)) else {
+            return Err(Error::at(ErrorKind::Eof, at));
+        };
+        self.rest = tail;
+        godot_str(&padded[..len]).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at + 4))
+    }
+}
+
+#[inline]
+fn check_len(len: usize, max_len: usize, at: usize) -> Result<usize> {
+    if len > max_len {
+        return Err(Error::at(ErrorKind::LengthLimit { len: len as u64, limit: max_len }, at));
+    }
+    Ok(len)
+}
+
+/// Appends a header.
+#[inline]
+pub(crate) fn put_header(out: &mut Vec<u8>, header: u32) {
+    out.extend_from_slice(&header.to_le_bytes());
+}
+
+/// Appends a 31-bit length (error if longer).
+#[inline]
+pub(crate) fn len_u32(len: usize) -> Result<u32> {
+    if len > i32::MAX as usize {
+        return Err(Error::new(ErrorKind::TooLong(len)));
+    }
+    Ok(len as u32)
+}
+
+/// Appends `s` and its zero padding to a multiple of 4.
+#[inline]
+fn put_padded(out: &mut Vec<u8>, s: &[u8]) {
+    let end = out.len() + s.len() + pad4(s.len());
+    out.extend_from_slice(s);
+    // A fixed-size write and a truncate instead of a variable-size one (which would be a call).
+    out.extend_from_slice(&[0; 4]);
+    out.truncate(end);
+}
+
+/// Copies up to 16 bytes into `dst` with fixed-size loads and stores (no `memcpy` call: short
+/// strings — field names above all — are the common case).
+#[inline(always)]
+fn copy_short(dst: &mut [u8; 16], s: &[u8]) {
+    let n = s.len();
+    debug_assert!(n <= 16);
+    if n >= 8 {
+        let (head, tail) = (s.first_chunk::<8>().expect("n >= 8"), s.last_chunk::<8>().expect("n >= 8"));
+        dst[n - 8..n].copy_from_slice(tail);
+        dst[..8].copy_from_slice(head);
+    } else if n >= 4 {
+        let (head, tail) = (s.first_chunk::<4>().expect("n >= 4"), s.last_chunk::<4>().expect("n >= 4"));
+        dst[n - 4..n].copy_from_slice(tail);
+        dst[..4].copy_from_slice(head);
+    } else {
+        for (d, b) in dst.iter_mut().zip(s) {
+            *d = *b;
+        }
+    }
+}
+
+/// Appends `word` (8 bytes) and then `s` padded to 4, for `s` of at most 16 bytes, as one
+/// fixed-size write.
+#[inline(always)]
+fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
+    let start = out.len();
+    let end = start + 8 + s.len() + pad4(s.len());
+    // Zero 24 bytes, write into them in place (a stack buffer copied out afterwards would stall
+    // on store forwarding), then cut back to the padded length.
+    out.extend_from_slice(&[0u8; 24]);
+    let dst: &mut [u8; 24] = (&mut out[start..start + 24]).try_into().expect("24 bytes");
+    dst[..8].copy_from_slice(&word);
+    copy_short((&mut dst[8..]).try_into().expect("16 bytes"), s);
+    out.truncate(end);
+}
+
+/// Appends length, bytes and zero padding of a string body.
+#[inline]
+pub(crate) fn put_str_body(out: &mut Vec<u8>, s: &[u8]) -> Result<()> {
+    let len = len_u32(s.len())?;
+    out.reserve(s.len() + 8);
+    out.extend_from_slice(&len.to_le_bytes());
+    put_padded(out, s);
+    Ok(())
+}
+
+/// Appends a complete value: `header`, then the string body (STRING, STRING_NAME).
+#[inline]
+pub(crate) fn put_str_value(out: &mut Vec<u8>, header: u32, s: &[u8]) -> Result<()> {
+    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
+    if s.len() <= 16 {
+        put_short(out, word, s);
+        return Ok(());
+    }
+    len_u32(s.len())?;
+    out.reserve(s.len() + 12);
+    out.extend_from_slice(&word);
+    put_padded(out, s);
+    Ok(())
+}
+
+/// Appends a PackedStringArray element: the length counts a trailing NUL, which is written.
+#[inline]
+pub(crate) fn put_packed_str(out: &mut Vec<u8>, s: &[u8]) -> Result<()> {
+    let len = len_u32(s.len() + 1)?;
+    out.reserve(s.len() + 8);
+    out.extend_from_slice(&len.to_le_bytes());
+    // The NUL is part of the padding written after the bytes.
+    let end = out.len() + s.len() + 1 + pad4(s.len() + 1);
+    out.extend_from_slice(s);
+    out.extend_from_slice(&[0; 4]);
+    out.truncate(end);
+    Ok(())
+}
+
+/// The floats of a real-based math payload: f32, or f64 when the header has [`FLAG_64`] (Godot 4
+/// double-precision builds; Godot 3 ignores the flag for math types).
+#[inline]
+pub(crate) fn real_is_64(header: u32, version: Version) -> bool {
+    version == Version::Godot4 && header & FLAG_64 != 0
+}
+
+/// A container type (typed Array / Dictionary element type) as read from the wire.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum WireContainerType<'de> {
+    None,
+    Builtin(VariantType),
+    ClassName(&'de str),
+    Script(&'de str),
+}
+
+/// Reads the container-type data for `kind` (Godot 4 only; Godot 3 never calls this).
+pub(crate) fn read_container_type<'de>(
+    r: &mut Reader<'de>,
+    kind: u32,
+    max_len: usize,
+) -> Result<WireContainerType<'de>> {
+    Ok(match kind {
+        KIND_NONE => WireContainerType::None,
+        KIND_BUILTIN => {
+            let at = r.pos();
+            let id = r.u32()?;
+            match VariantType::from_id(id, Version::Godot4) {
+                Some(ty) => WireContainerType::Builtin(ty),
+                None => return Err(Error::at(ErrorKind::InvalidData("container element type out of range"), at)),
+            }
+        }
+        KIND_CLASS_NAME => WireContainerType::ClassName(r.str(max_len)?),
+        _ => WireContainerType::Script(r.str(max_len)?),
+    })
+}
+
+/// The bytes of one element of a packed array of `ty`, or `None` for variable-size elements
+/// (PackedStringArray).
+#[inline]
+pub(crate) fn packed_elem_size(ty: VariantType, f64_reals: bool) -> Option<usize> {
+    let real = if f64_reals { 8 } else { 4 };
+    Some(match ty {
+        VariantType::PackedByteArray => 1,
+        VariantType::PackedInt32Array | VariantType::PackedFloat32Array => 4,
+        VariantType::PackedInt64Array | VariantType::PackedFloat64Array => 8,
+        VariantType::PackedVector2Array => 2 * real,
+        VariantType::PackedVector3Array => 3 * real,
+        VariantType::PackedVector4Array => 4 * real,
+        VariantType::PackedColorArray => 16,
+        _ => return None,
+    })
+}
+
+/// Whether a packed array of `ty` honours [`FLAG_64`] (the real-based vector arrays, Godot 4).
+#[inline]
+pub(crate) fn packed_has_reals(ty: VariantType) -> bool {
+    matches!(ty, VariantType::PackedVector2Array | VariantType::PackedVector3Array | VariantType::PackedVector4Array)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_matches_the_spec_tables() {
+        use VariantType::*;
+        let g3 = [
+            Nil,
+            Bool,
+            Int,
+            Float,
+            String,
+            Vector2,
+            Rect2,
+            Vector3,
+            Transform2D,
+            Plane,
+            Quaternion,
+            Aabb,
+            Basis,
+            Transform3D,
+            Color,
+            NodePath,
+            Rid,
+            Object,
+            Dictionary,
+            Array,
+            PackedByteArray,
+            PackedInt32Array,
+            PackedFloat32Array,
+            PackedStringArray,
+            PackedVector2Array,
+            PackedVector3Array,
+            PackedColorArray,
+        ];
+        for (id, ty) in g3.iter().enumerate() {
+            assert_eq!(VariantType::from_id(id as u32, Version::Godot3), Some(*ty));
+            assert_eq!(ty.id(Version::Godot3), Some(id as u32));
+        }
+        assert_eq!(VariantType::from_id(27, Version::Godot3), None);
+        for (id, ty) in VariantType::ALL.iter().enumerate() {
+            assert_eq!(VariantType::from_id(id as u32, Version::Godot4), Some(*ty));
+        }
+        assert_eq!(VariantType::from_id(39, Version::Godot4), None);
+        assert_eq!(Dictionary as u8, 0x1b);
+        assert_eq!(Array as u8, 0x1c);
+        assert_eq!(PackedStringArray as u8, 0x22);
+    }
+
+    #[test]
+    fn padding() {
+        assert_eq!([pad4(0), pad4(1), pad4(2), pad4(3), pad4(4), pad4(5)], [0, 3, 2, 1, 0, 3]);
+    }
+
+    #[test]
+    fn short_and_long_strings_are_written_alike() {
+        for len in 0..40 {
+            let s: Vec<u8> = (0..len as u8).map(|b| b'a' + b % 26).collect();
+            let mut out = vec![0xEE];
+            put_str_value(&mut out, 4, &s).unwrap();
+            let mut expected = vec![0xEE, 4, 0, 0, 0, len as u8, 0, 0, 0];
+            expected.extend_from_slice(&s);
+            expected.resize(9 + len + pad4(len), 0);
+            assert_eq!(out, expected, "{len}");
+        }
+    }
+
+    #[test]
+    fn engine_string_rules() {
+        assert_eq!(godot_str(b"abc"), Some("abc"));
+        assert_eq!(godot_str(b"a\0b"), Some("a"));
+        assert_eq!(godot_str(b"a\0\xff"), Some("a"));
+        assert_eq!(godot_str(b"\xEF\xBB\xBFa"), Some("a"));
+        assert_eq!(godot_str(b"\xc0\x80"), None);
+        assert_eq!(godot_str(b"\xed\xa0\x80"), None);
+    }
+}
