@@ -1,0 +1,1 @@
+//! Typed model of O3DE prefabs.
