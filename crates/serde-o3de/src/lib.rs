@@ -62,6 +62,7 @@ pub struct Options {
     sort_maps: bool,
     strict_doubles: bool,
     settings_registry: bool,
+    exact_output: bool,
 }
 
 impl Default for Options {
@@ -116,6 +117,7 @@ impl Options {
             sort_maps: true,
             strict_doubles: true,
             settings_registry: false,
+            exact_output: false,
         }
     }
 
@@ -135,6 +137,19 @@ impl Options {
     /// default: `HashMap` output is deterministic). Off keeps the map's iteration order.
     pub const fn sort_maps(mut self, sort: bool) -> Self {
         self.sort_maps = sort;
+        self
+    }
+
+    /// Store: leave out exactly what O3DE leaves out, for output only O3DE reads.
+    ///
+    /// O3DE loads over its default objects, so it also leaves out a float within `FLT_EPSILON`
+    /// (`DBL_EPSILON` for doubles) of its default, a color's alpha equal to the default object's, and
+    /// transform members equal to the default object's. This crate loads partial colors and
+    /// transforms over their types' own defaults and cannot restore a float it never saw, so by
+    /// default it leaves those out only where its load restores them exactly (lossless
+    /// round-trips). Turn this on to write byte for byte what O3DE writes.
+    pub const fn exact_o3de_output(mut self, exact: bool) -> Self {
+        self.exact_output = exact;
         self
     }
 
@@ -165,7 +180,7 @@ impl Options {
     }
 
     fn store_settings(&self) -> ser::StoreSettings {
-        ser::StoreSettings { keep_defaults: self.keep_defaults, sort_maps: self.sort_maps }
+        ser::StoreSettings { keep_defaults: self.keep_defaults, sort_maps: self.sort_maps, exact: self.exact_output }
     }
 
     /// Loads `T` from JSON text with O3DE's rules (see the crate docs).

@@ -26,8 +26,10 @@ use crate::error::{Error, Result};
 use crate::fmt::{base64_encode, write_f64, write_str};
 use crate::report::{Outcome, ResultCode, Task};
 
-/// O3DE's float tolerance for default comparisons (`IsClose(a, b, FLT_EPSILON)`).
+/// O3DE's tolerance for default comparisons of floats (`IsClose(a, b, FLT_EPSILON)`).
 const EPSILON: f64 = f32::EPSILON as f64;
+/// ... and of doubles (`DBL_EPSILON`).
+const EPSILON_F64: f64 = f64::EPSILON;
 
 /// The default of a value, as far as the store needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,11 +93,15 @@ enum Def<'t> {
 pub(crate) struct StoreSettings {
     pub(crate) keep_defaults: bool,
     pub(crate) sort_maps: bool,
+    /// Leave out what O3DE leaves out even where this crate's load cannot restore it (floats
+    /// within epsilon of their defaults, partial colors and transforms against defaults that are
+    /// not the type's own).
+    pub(crate) exact: bool,
 }
 
 impl Default for StoreSettings {
     fn default() -> Self {
-        StoreSettings { keep_defaults: false, sort_maps: true }
+        StoreSettings { keep_defaults: false, sort_maps: true, exact: false }
     }
 }
 
@@ -222,8 +228,8 @@ impl<'t> Serializer<'t> {
         Ok(())
     }
 
-    fn float(&mut self, v: f64, node_eq: impl FnOnce(&DNode) -> bool) -> Result<()> {
-        let natural = v.abs() <= EPSILON;
+    fn float(&mut self, v: f64, epsilon: f64, node_eq: impl FnOnce(&DNode) -> bool) -> Result<()> {
+        let natural = same_float(v, 0.0, epsilon);
         let is_def = self.is_default(natural, node_eq);
         if self.leaf(is_def, natural) {
             self.out.extend_from_slice(b"{}");
@@ -261,14 +267,21 @@ impl<'t> Serializer<'t> {
         let start = self.out.len();
         match kind {
             "Transform" | "Any" => {
+                let natural_tree = natural_node(kind);
                 let tree = match def {
-                    Def::Fresh => Def::Tree(natural_node(kind)),
-                    Def::Tree(DNode::Native(_, NativeVal::Node(node))) => Def::Tree(node),
+                    Def::Fresh => Def::Tree(natural_tree),
+                    // A member left out loads back from the type's own default, so without `exact`
+                    // members are only left out against a default equal to it.
+                    Def::Tree(DNode::Native(_, NativeVal::Node(node)))
+                        if self.settings.exact || **node == *natural_tree =>
+                    {
+                        Def::Tree(node)
+                    }
                     Def::Tree(_) | Def::Full => Def::Full,
                 };
                 let (is_def, _) = self.nested(value, Ctx::Member, tree)?;
                 let is_def = !matches!(def, Def::Full) && is_def;
-                let natural = matches!(tree, Def::Tree(n) if std::ptr::eq(n, natural_node(kind))) && is_def;
+                let natural = matches!(tree, Def::Tree(n) if *n == *natural_tree) && is_def;
                 self.finish_compound(start, ctx, is_def, natural);
             }
             "Enum" | "EnumZero" => {
@@ -306,9 +319,8 @@ impl<'t> Serializer<'t> {
                     DNode::Native(_, NativeVal::Floats(z)) => z.as_slice(),
                     _ => &[],
                 };
-                let same = |a: &[f32], b: &[f32]| {
-                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (f64::from(*x) - f64::from(*y)).abs() <= EPSILON)
-                };
+                // O3DE compares math types with `==`: exactly.
+                let same = |a: &[f32], b: &[f32]| a == b;
                 let natural = same(&floats, zero);
                 let default: Option<&[f32]> = match def {
                     Def::Full => None,
@@ -324,7 +336,9 @@ impl<'t> Serializer<'t> {
                     let mut n = floats.len();
                     if kind == "Color" && n == 4 {
                         if let Some(d) = default.filter(|d| d.len() == 4) {
-                            if (f64::from(floats[3]) - f64::from(d[3])).abs() <= EPSILON {
+                            // The load keeps the alpha of the color it loads over: the type's
+                            // default (zero) here, the default object's in O3DE.
+                            if floats[3] == d[3] && (self.settings.exact || d[3] == zero[3]) {
                                 n = 3;
                                 self.omitted = true;
                             }
@@ -359,6 +373,12 @@ impl<'t> Serializer<'t> {
     }
 }
 
+/// Whether a float equals its default: within `epsilon` (O3DE's `IsClose`), or with a zero epsilon
+/// exactly, including the sign of zero (so that what is left out loads back bit for bit).
+fn same_float(a: f64, b: f64, epsilon: f64) -> bool {
+    if epsilon > 0.0 { (a - b).abs() <= epsilon } else { a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) }
+}
+
 /// The error of a helper serializer given a shape it does not take.
 pub(crate) fn rejected() -> Error {
     Error::store("this crate's types serialize only as their documented forms")
@@ -382,24 +402,28 @@ fn write_number(out: &mut Vec<u8>, v: f64) {
 pub(crate) fn natural_node(kind: &str) -> &'static DNode {
     static NODES: OnceLock<Vec<(&'static str, DNode)>> = OnceLock::new();
     let nodes = NODES.get_or_init(|| {
-        let floats = |name: &'static str, v: Vec<f32>| (name, DNode::Native(name, NativeVal::Floats(v)));
+        let floats =
+            |name: &'static str, v: Vec<f32>| (&name[NATIVE.len()..], DNode::Native(name, NativeVal::Floats(v)));
         let identity = |rows: usize, cols: usize| {
             (0..rows * cols).map(|i| if i / cols == i % cols { 1.0 } else { 0.0 }).collect::<Vec<f32>>()
         };
         vec![
-            floats("Vector2", vec![0.0; 2]),
-            floats("Vector3", vec![0.0; 3]),
-            floats("Vector4", vec![0.0; 4]),
-            floats("Color", vec![0.0; 4]),
-            floats("Quaternion", vec![0.0, 0.0, 0.0, 1.0]),
-            floats("Matrix3x3", identity(3, 3)),
-            floats("Matrix3x4", identity(3, 4)),
-            floats("Matrix4x4", identity(4, 4)),
+            floats("$serde_o3de::Native::Vector2", vec![0.0; 2]),
+            floats("$serde_o3de::Native::Vector3", vec![0.0; 3]),
+            floats("$serde_o3de::Native::Vector4", vec![0.0; 4]),
+            floats("$serde_o3de::Native::Color", vec![0.0; 4]),
+            floats("$serde_o3de::Native::Quaternion", vec![0.0, 0.0, 0.0, 1.0]),
+            floats("$serde_o3de::Native::Matrix3x3", identity(3, 3)),
+            floats("$serde_o3de::Native::Matrix3x4", identity(3, 4)),
+            floats("$serde_o3de::Native::Matrix4x4", identity(4, 4)),
             (
                 "Transform",
                 DNode::Struct(vec![
-                    ("Translation", DNode::Native("Vector3", NativeVal::Floats(vec![0.0; 3]))),
-                    ("Rotation", DNode::Native("Quaternion", NativeVal::Floats(vec![0.0, 0.0, 0.0, 1.0]))),
+                    ("Translation", DNode::Native("$serde_o3de::Native::Vector3", NativeVal::Floats(vec![0.0; 3]))),
+                    (
+                        "Rotation",
+                        DNode::Native("$serde_o3de::Native::Quaternion", NativeVal::Floats(vec![0.0, 0.0, 0.0, 1.0])),
+                    ),
                     ("Scale", DNode::F32(1.0)),
                 ]),
             ),
@@ -480,17 +504,19 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
 
     fn serialize_f32(self, v: f32) -> Result<()> {
         let wide = f64::from(v);
-        self.float(wide, |n| match n {
-            DNode::F32(d) => (wide - f64::from(*d)).abs() <= EPSILON || (v.is_nan() && d.is_nan()),
-            DNode::F64(d) => (wide - d).abs() <= EPSILON,
+        let eps = if self.settings.exact { EPSILON } else { 0.0 };
+        self.float(wide, eps, |n| match n {
+            DNode::F32(d) => same_float(wide, f64::from(*d), eps),
+            DNode::F64(d) => same_float(wide, *d, eps),
             _ => false,
         })
     }
 
     fn serialize_f64(self, v: f64) -> Result<()> {
-        self.float(v, |n| match n {
-            DNode::F64(d) => (v - d).abs() <= EPSILON || (v.is_nan() && d.is_nan()),
-            DNode::F32(d) => (v - f64::from(*d)).abs() <= EPSILON,
+        let eps = if self.settings.exact { EPSILON_F64 } else { 0.0 };
+        self.float(v, eps, |n| match n {
+            DNode::F64(d) => same_float(v, *d, eps),
+            DNode::F32(d) => same_float(v, f64::from(*d), eps),
             _ => false,
         })
     }
@@ -773,7 +799,9 @@ impl ser::SerializeTuple for Tuple<'_, '_> {
     fn end(self) -> Result<()> {
         self.ser.out.push(b']');
         let is_def = self.all_def && !matches!(self.def, Def::Full);
-        self.ser.finish_compound(self.start, self.ctx, is_def, self.all_natural);
+        // Never collapsed to `{}`: a tuple needs its elements to load, so zero elements are `{}`
+        // one by one.
+        self.ser.finish_compound(self.start, self.ctx, is_def, false);
         Ok(())
     }
 }
@@ -1485,8 +1513,11 @@ impl ser::Serializer for TreeSer {
             return Ok(match kind {
                 "Transform" | "Any" => DNode::Native(name, NativeVal::Node(Box::new(value.serialize(TreeSer)?))),
                 "Enum" | "EnumZero" => {
-                    let mut ser =
-                        Serializer::with(None, StoreSettings { keep_defaults: true, sort_maps: false }, Vec::new());
+                    let mut ser = Serializer::with(
+                        None,
+                        StoreSettings { keep_defaults: true, sort_maps: false, exact: false },
+                        Vec::new(),
+                    );
                     value.serialize(&mut ser)?;
                     DNode::Native(name, NativeVal::Text(ser.into_string()))
                 }

@@ -81,7 +81,7 @@ impl RawJson {
 
     /// Stores `value` (defaults kept) and keeps the text.
     pub fn from_serialize<T: ?Sized + Serialize>(value: &T) -> Result<RawJson> {
-        let settings = crate::ser::StoreSettings { keep_defaults: true, sort_maps: true };
+        let settings = crate::ser::StoreSettings { keep_defaults: true, sort_maps: true, exact: false };
         let (bytes, _) = crate::ser::store(value, None, settings, Vec::new())?;
         String::from_utf8(bytes).map(|s| RawJson(s.into())).map_err(|e| Error::store(e.to_string()))
     }
