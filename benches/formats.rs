@@ -85,6 +85,7 @@ fn main() {
         };
     }
     for_each_codec!(bench_codec);
+    rig::o3de::bench(&mut c);
 
     c.final_summary();
     rig::report::print(started, &rows);

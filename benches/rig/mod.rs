@@ -10,6 +10,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod anchors;
+pub mod o3de;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,7 @@ macro_rules! for_each_codec {
         $callback!($crate::rig::anchors::RmpSerdeNamed);
         $callback!($crate::rig::anchors::Flexbuffers);
         $callback!($crate::rig::anchors::Bson);
+        $callback!($crate::rig::o3de::SerdeO3de);
     };
 }
 

@@ -36,7 +36,7 @@ pub(crate) const DECLARED_TYPE: u32 = u32::MAX;
 pub(crate) const UNKNOWN_TYPE: u32 = u32::MAX - 1;
 
 /// How many times a document may be read before the loader gives up isolating soft failures.
-const MAX_PASSES: u32 = 8;
+const MAX_PASSES: u32 = 32;
 
 /// Where the next value sits: decides what `{}` and a failure mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

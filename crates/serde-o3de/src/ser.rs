@@ -141,6 +141,12 @@ impl Serializer<'_> {
         Serializer::with(None, StoreSettings::default(), Vec::new())
     }
 
+    /// A serializer without a default object that appends to `out` (reuse a buffer across values;
+    /// get it back with [`into_inner`](Self::into_inner)).
+    pub fn with_buffer(out: Vec<u8>) -> Self {
+        Serializer::with(None, StoreSettings::default(), out)
+    }
+
     /// Writes every value, even where it equals its default (`keepDefaults`).
     pub fn keep_defaults(&mut self, keep: bool) -> &mut Self {
         self.settings.keep_defaults = keep;
