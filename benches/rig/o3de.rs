@@ -31,15 +31,17 @@ impl Codec for SerdeO3de {
 /// The dataset name of the prefab benchmark.
 pub const DATASET: &str = "o3de_prefab";
 
-/// A prefab-like document, typed.
+/// A prefab-like document, typed. The alias-keyed maps store their entries against the entries'
+/// `Default` (`serde_o3de::elements`), as O3DE does, so the document is default-stripped like a real
+/// prefab.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BenchPrefab {
     #[serde(rename = "ContainerEntity")]
     pub container_entity: BenchEntity,
-    #[serde(rename = "Entities")]
+    #[serde(rename = "Entities", with = "serde_o3de::elements")]
     pub entities: BTreeMap<String, BenchEntity>,
-    #[serde(rename = "Instances")]
+    #[serde(rename = "Instances", with = "serde_o3de::elements")]
     pub instances: BTreeMap<String, BenchInstance>,
 }
 
@@ -50,7 +52,7 @@ pub struct BenchEntity {
     pub id: String,
     #[serde(rename = "Name")]
     pub name: String,
-    #[serde(rename = "Components")]
+    #[serde(rename = "Components", with = "serde_o3de::elements")]
     pub components: BTreeMap<String, BenchComponent>,
 }
 

@@ -21,6 +21,9 @@ struct State {
     load: Vec<Slot>,
     strict_doubles: Vec<bool>,
     raw_text: u32,
+    /// Whether `elements` containers should hand over their element default (a stack: the tree
+    /// builder turns it off inside).
+    element_defaults: Vec<bool>,
 }
 
 thread_local! {
@@ -101,4 +104,31 @@ pub(crate) fn with_raw_text<R>(f: impl FnOnce() -> R) -> R {
 /// Whether this crate's serializer asked for raw JSON text.
 pub(crate) fn raw_text_wanted() -> bool {
     STATE.with_borrow(|s| s.raw_text > 0)
+}
+
+fn with_element_flag<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            STATE.with_borrow_mut(|s| s.element_defaults.pop());
+        }
+    }
+    STATE.with_borrow_mut(|s| s.element_defaults.push(on));
+    let _reset = Reset;
+    f()
+}
+
+/// Marks that this crate's serializer wants element defaults from `elements` containers.
+pub(crate) fn with_element_defaults<R>(f: impl FnOnce() -> R) -> R {
+    with_element_flag(true, f)
+}
+
+/// Runs `f` with element defaults not wanted (while building a default tree).
+pub(crate) fn without_element_defaults<R>(f: impl FnOnce() -> R) -> R {
+    with_element_flag(false, f)
+}
+
+/// Whether this crate's serializer asked for element defaults.
+pub(crate) fn element_defaults_wanted() -> bool {
+    STATE.with_borrow(|s| s.element_defaults.last().copied().unwrap_or(false))
 }

@@ -28,6 +28,8 @@ use crate::report::{Issue, Outcome, Report, ResultCode, Task, push_pointer_token
 pub(crate) const RAW: &str = "$serde_o3de::Raw";
 /// The struct name of `$type` polymorphism ([`crate::poly`]).
 pub(crate) const POLY: &str = "$serde_o3de::Poly";
+/// The newtype name of [`crate::elements`] containers.
+pub(crate) const ELEMENTS: &str = "$serde_o3de::Elements";
 /// The newtype-name prefix of this crate's O3DE types (math types, uuid, color, enums, any).
 pub(crate) const NATIVE: &str = "$serde_o3de::Native::";
 /// Variant index a `$type`-less object or non-object value gets (the declared type).
@@ -802,6 +804,15 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Core<'de, '_, R> {
             self.st.defaulted(ident)?;
             let r = self.native_quiet(|| visitor.visit_newtype_struct(Placeholder));
             return self.place(ident, r, &default_refused);
+        }
+        if kind == Peek::Arr {
+            // The array form of math types, read without the general machinery.
+            let mut nums = [Num::U(0); 16];
+            match self.read.number_array(&mut nums) {
+                Ok(Some(n)) => return self.native(ident, |_| visitor.visit_newtype_struct(Nums(&nums[..n]))),
+                Ok(None) => {}
+                Err(e) => return Err(self.err(e)),
+            }
         }
         self.native(ident, |de| visitor.visit_newtype_struct(de))
     }
@@ -1661,6 +1672,58 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for KeyDeserializer<'_, '_, 'de, '
 
     fn is_human_readable(&self) -> bool {
         true
+    }
+}
+
+/// An array of numbers already read.
+struct Nums<'a>(&'a [Num]);
+
+impl<'de> de::Deserializer<'de> for Nums<'_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_seq(NumsSeq(self.0.iter()))
+    }
+
+    serde_core::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct NumsSeq<'a>(std::slice::Iter<'a, Num>);
+
+impl<'de> de::SeqAccess<'de> for NumsSeq<'_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        match self.0.next() {
+            Some(&n) => seed.deserialize(OneNum(n)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+struct OneNum(Num);
+
+impl<'de> de::Deserializer<'de> for OneNum {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.0 {
+            Num::U(u) => visitor.visit_u64(u),
+            Num::I(i) => visitor.visit_i64(i),
+            Num::F(f) => visitor.visit_f64(f),
+        }
+    }
+
+    serde_core::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
 

@@ -28,6 +28,7 @@ pub use ser::Serializer;
 pub use serde_json::{Map, Number, Value};
 pub use types::Loaded;
 pub use types::color::Color;
+pub use types::elements;
 pub use types::enums::{self, Enum, O3deEnum, Repr};
 pub use types::math::{Matrix3x3, Matrix3x4, Matrix4x4, Quaternion, Transform, Vector2, Vector3, Vector4};
 pub use types::multimap::MultiMap;

@@ -65,6 +65,9 @@ pub(crate) trait Read<'de> {
     fn begin_object(&mut self) -> Result<()>;
     /// Before each member: its key (consuming the `:`), or `None` (consuming the `}`).
     fn next_key<'s>(&'s mut self, first: bool) -> Result<Option<Ref<'de, 's>>>;
+    /// After `peek` returned `Arr`: reads an array of at most 16 plain numbers into `out` and
+    /// returns how many; `None` (nothing consumed) when the array holds anything else.
+    fn number_array(&mut self, out: &mut [Num; 16]) -> Result<Option<usize>>;
     /// Skips the next value; containers may nest at most `depth` levels.
     fn skip(&mut self, depth: usize) -> Result<()>;
     /// Appends the next value as compact JSON text to `out`.
@@ -687,6 +690,37 @@ impl<'de> Read<'de> for SliceRead<'de> {
         }))
     }
 
+    fn number_array(&mut self, out: &mut [Num; 16]) -> Result<Option<usize>> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut n = 0;
+        loop {
+            self.skip_ws()?;
+            match self.bytes.get(self.pos) {
+                Some(b']') if n == 0 => {
+                    self.pos += 1;
+                    return Ok(Some(0));
+                }
+                Some(b'-' | b'0'..=b'9') if n < out.len() => {
+                    out[n] = self.scan_number(true)?;
+                    n += 1;
+                }
+                _ => break,
+            }
+            self.skip_ws()?;
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Some(n));
+                }
+                _ => break,
+            }
+        }
+        self.pos = start;
+        Ok(None)
+    }
+
     fn skip(&mut self, depth: usize) -> Result<()> {
         self.walk(depth, None)
     }
@@ -828,6 +862,21 @@ impl<'de> Read<'de> for ValueRead<'de> {
                 }
             },
             _ => Err(Error::syntax("not in an object")),
+        }
+    }
+
+    fn number_array(&mut self, out: &mut [Num; 16]) -> Result<Option<usize>> {
+        match self.next {
+            Some(Value::Array(items)) if items.len() <= out.len() && items.iter().all(Value::is_number) => {
+                for (slot, item) in out.iter_mut().zip(items) {
+                    if let Value::Number(n) = item {
+                        *slot = Num::from_json(n);
+                    }
+                }
+                self.next = None;
+                Ok(Some(items.len()))
+            }
+            _ => Ok(None),
         }
     }
 

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use serde_core::ser::{self, Serialize};
 
 use crate::channel;
-use crate::de::{NATIVE, POLY, RAW};
+use crate::de::{ELEMENTS, NATIVE, POLY, RAW};
 use crate::error::{Error, Result};
 use crate::fmt::{base64_encode, write_f64, write_str};
 use crate::report::{Outcome, ResultCode, Task};
@@ -127,6 +127,8 @@ pub struct Serializer<'t> {
     is_def: bool,
     natural: bool,
     omitted: bool,
+    /// The default of the elements of the next container ([`crate::elements`]).
+    elements: Option<&'t DNode>,
 }
 
 impl Default for Serializer<'_> {
@@ -180,6 +182,7 @@ impl<'t> Serializer<'t> {
             is_def: false,
             natural: false,
             omitted: false,
+            elements: None,
         }
     }
 
@@ -610,6 +613,9 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         if name == POLY {
             return self.poly(value);
         }
+        if name == ELEMENTS {
+            return channel::with_element_defaults(|| value.serialize(ElementsSplitter { ser: self, default: None }));
+        }
         value.serialize(self)
     }
 
@@ -638,9 +644,10 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
 
     fn serialize_seq(self, _len: Option<usize>) -> Result<Seq<'a, 't>> {
         let (ctx, def) = (self.ctx, self.def);
+        let elements = self.elements.take().map_or(Def::Fresh, Def::Tree);
         let start = self.out.len();
         self.out.push(b'[');
-        Ok(Seq { ser: self, start, ctx, def, count: 0 })
+        Ok(Seq { ser: self, start, ctx, def, elements, count: 0 })
     }
 
     fn serialize_tuple(self, _len: usize) -> Result<Tuple<'a, 't>> {
@@ -668,6 +675,7 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Map<'a, 't>> {
         let (ctx, def) = (self.ctx, self.def);
+        let values = self.elements.take().map_or(Def::Fresh, Def::Tree);
         let start = self.out.len();
         self.out.push(b'{');
         Ok(Map {
@@ -681,6 +689,7 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
             previous_key: (0, 0),
             default_keys: Vec::new(),
             entry_start: 0,
+            values,
         })
     }
 
@@ -746,6 +755,8 @@ pub struct Seq<'a, 't> {
     start: usize,
     ctx: Ctx,
     def: Def<'t>,
+    /// The default of every element: its type's zero value, or the default from [`crate::elements`].
+    elements: Def<'t>,
     count: usize,
 }
 
@@ -759,7 +770,7 @@ impl ser::SerializeSeq for Seq<'_, '_> {
             self.ser.out.push(b',');
         }
         self.count += 1;
-        self.ser.nested(value, Ctx::Nested, Def::Fresh).map(drop)
+        self.ser.nested(value, Ctx::Nested, self.elements).map(drop)
     }
 
     fn end(self) -> Result<()> {
@@ -971,6 +982,8 @@ pub struct Map<'a, 't> {
     /// Indices of entries whose key was written as `{}` (the member name `"{}"`).
     default_keys: Vec<usize>,
     entry_start: usize,
+    /// The default of every value.
+    values: Def<'t>,
 }
 
 impl Map<'_, '_> {
@@ -1047,7 +1060,7 @@ impl ser::SerializeMap for Map<'_, '_> {
     }
 
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.ser.nested(value, Ctx::Nested, Def::Fresh)?;
+        self.ser.nested(value, Ctx::Nested, self.values)?;
         if self.array {
             self.ser.out.push(b'}');
         }
@@ -1070,7 +1083,15 @@ impl ser::SerializeMap for Map<'_, '_> {
         }
         let empty = self.count == 0;
         let is_def = empty && matches!(self.def, Def::Fresh | Def::Tree(DNode::Container(true)));
-        self.ser.finish_compound(self.start, self.ctx, is_def, empty);
+        self.ser.ctx = self.ctx;
+        if empty && !self.ser.leaf(is_def, empty) {
+            // `{}` means "the default" in O3DE; an empty map written where that is not meant is the
+            // empty array form.
+            self.ser.out.truncate(self.start);
+            self.ser.out.extend_from_slice(b"[]");
+        } else {
+            self.ser.finish_compound(self.start, self.ctx, is_def, empty);
+        }
         Ok(())
     }
 }
@@ -1209,6 +1230,69 @@ fn compare_text(a: &[u8], b: &[u8]) -> Ordering {
     let parse = |t: &[u8]| serde_json::from_slice(t).unwrap_or(serde_json::Value::Null);
     crate::value::compare(&parse(a), &parse(b))
 }
+
+/// Receives `(default element, container)` from [`crate::elements`]: builds the element default's
+/// tree, then writes the container with it.
+struct ElementsSplitter<'a, 't> {
+    ser: &'a mut Serializer<'t>,
+    default: Option<DNode>,
+}
+
+impl<'a, 't> ser::Serializer for ElementsSplitter<'a, 't> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    reject! { rejected();
+        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str bytes none some unit unit_struct unit_variant
+        newtype_struct newtype_variant seq tuple_struct tuple_variant map struct struct_variant
+    }
+}
+
+impl ser::SerializeTuple for ElementsSplitter<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        let Some(default) = &self.default else {
+            self.default = Some(channel::without_element_defaults(|| value.serialize(TreeSer))?);
+            return Ok(());
+        };
+        // The container, written by a serializer that borrows the element default for its run.
+        let outer = &mut *self.ser;
+        let mut inner = Serializer::with(None, outer.settings, std::mem::take(&mut outer.out));
+        inner.ctx = outer.ctx;
+        inner.def = match outer.def {
+            Def::Tree(DNode::Container(empty)) => Def::Tree(if *empty { &EMPTY } else { &NOT_EMPTY }),
+            Def::Tree(_) | Def::Full => Def::Full,
+            Def::Fresh => Def::Fresh,
+        };
+        inner.elements = Some(default);
+        let r = value.serialize(&mut inner);
+        outer.out = std::mem::take(&mut inner.out);
+        outer.is_def = inner.is_def;
+        outer.natural = inner.natural;
+        outer.omitted |= inner.omitted;
+        r
+    }
+
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+static EMPTY: DNode = DNode::Container(true);
+static NOT_EMPTY: DNode = DNode::Container(false);
 
 /// Receives the map a `$type` value serializes as and writes it with struct semantics.
 struct PolyWriter<'a, 't> {
@@ -1538,6 +1622,9 @@ impl ser::Serializer for TreeSer {
         }
         if name == POLY {
             return value.serialize(TreePoly);
+        }
+        if name == ELEMENTS {
+            return channel::without_element_defaults(|| value.serialize(TreeSer));
         }
         value.serialize(TreeSer)
     }

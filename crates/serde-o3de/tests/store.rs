@@ -56,7 +56,7 @@ fn members_equal_to_the_default_are_left_out() {
     let all = Options::new().keep_defaults(true).to_string(&Light::default()).unwrap();
     assert_eq!(
         all,
-        r#"{"name":"","intensity":1.0,"range":10.0,"color":[1.0,1.0,1.0,1.0],"position":[0.0,0.0,0.0],"shadows":true,"layers":[],"weights":{},"target":null}"#
+        r#"{"name":"","intensity":1.0,"range":10.0,"color":[1.0,1.0,1.0,1.0],"position":[0.0,0.0,0.0],"shadows":true,"layers":[],"weights":[],"target":null}"#
     );
 }
 
@@ -108,6 +108,68 @@ fn zero_elements_are_explicit_defaults() {
     );
     let back: Vec<Option<i32>> = serde_o3de::from_str("[null,{}]").unwrap();
     assert_eq!(back, [None, Some(0)]);
+}
+
+#[test]
+fn an_empty_map_is_written_as_an_empty_array_where_it_is_not_the_default() {
+    // `{}` would mean "the default" to O3DE, which is not the same as "empty".
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(default)]
+    struct Holder {
+        map: BTreeMap<String, i32>,
+    }
+    impl Default for Holder {
+        fn default() -> Self {
+            Holder { map: BTreeMap::from([("a".to_owned(), 1)]) }
+        }
+    }
+    let empty = Holder { map: BTreeMap::new() };
+    assert_eq!(serde_o3de::to_string(&empty).unwrap(), r#"{"map":[]}"#);
+    assert_eq!(serde_o3de::from_str::<Holder>(r#"{"map":[]}"#).unwrap(), empty);
+    assert_eq!(serde_o3de::from_str::<Holder>(r#"{"map":{}}"#).unwrap(), Holder::default());
+}
+
+#[test]
+fn elements_are_stored_against_their_default() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    #[serde(default)]
+    struct Item {
+        count: u8,
+        name: String,
+    }
+    impl Default for Item {
+        fn default() -> Self {
+            Item { count: 1, name: "item".to_owned() }
+        }
+    }
+    #[derive(Serialize, Deserialize, Default, Debug, PartialEq)]
+    #[serde(default)]
+    struct Bag {
+        #[serde(with = "serde_o3de::elements")]
+        items: Vec<Item>,
+        #[serde(with = "serde_o3de::elements")]
+        named: HashMap<u8, Item>,
+        #[serde(with = "serde_o3de::elements")]
+        nested: Vec<Vec<Item>>,
+    }
+    let bag = Bag {
+        items: vec![Item::default(), Item { count: 5, ..Item::default() }],
+        named: HashMap::from([(3, Item { name: "gem".to_owned(), ..Item::default() })]),
+        nested: vec![vec![Item::default()]],
+    };
+    let text = serde_o3de::to_string(&bag).unwrap();
+    assert_eq!(
+        text,
+        r#"{"items":[{},{"count":5}],"named":[{"Key":3,"Value":{"name":"gem"}}],"nested":[[{"count":1,"name":"item"}]]}"#
+    );
+    assert_eq!(serde_o3de::from_str::<Bag>(&text).unwrap(), bag);
+    // Other formats see the plain container.
+    assert_eq!(
+        serde_json::to_string(&bag.items).unwrap(),
+        serde_json::to_string(&vec![Item::default(), Item { count: 5, ..Item::default() }]).unwrap()
+    );
+    let json = serde_json::to_value(&bag).unwrap();
+    assert_eq!(json["items"][0], serde_json::json!({"count": 1, "name": "item"}));
 }
 
 #[test]
@@ -331,7 +393,7 @@ fn to_value_and_writers() {
     let value = serde_o3de::to_value(&scene()).unwrap();
     assert_eq!(
         value["lights"][1],
-        serde_json::json!({"name": "", "intensity": 1.0, "range": 10.0, "color": [1.0, 1.0, 1.0, 1.0], "position": [0.0, 0.0, 0.0], "shadows": true, "layers": [], "weights": {}, "target": null})
+        serde_json::json!({"name": "", "intensity": 1.0, "range": 10.0, "color": [1.0, 1.0, 1.0, 1.0], "position": [0.0, 0.0, 0.0], "shadows": true, "layers": [], "weights": [], "target": null})
     );
     let mut out = Vec::new();
     serde_o3de::to_writer(&mut out, &scene()).unwrap();

@@ -7,6 +7,7 @@
 //! under other deserializers a value that O3DE would skip is an error instead.
 
 pub mod color;
+pub mod elements;
 pub mod enums;
 pub mod math;
 pub mod multimap;
