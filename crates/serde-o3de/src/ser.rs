@@ -1035,8 +1035,9 @@ impl ser::SerializeMap for Map<'_, '_> {
             self.ser.out.truncate(key_start);
             self.ser.out.extend_from_slice(b"\"{}\"");
             self.default_keys.push(self.count);
-        } else if written.first() != Some(&b'"') {
-            // A key that is not a string: the whole map becomes an array of Key/Value objects.
+        } else if written.first() != Some(&b'"') || written == b"\"{}\"" {
+            // A key that is not a string (or the string "{}", which as a member name would mean
+            // the default key): the whole map becomes an array of Key/Value objects.
             let key_text = self.ser.out.split_off(key_start);
             self.ser.out.truncate(self.entry_start);
             self.convert_to_array()?;

@@ -180,6 +180,13 @@ fn maps_are_objects_or_key_value_arrays() {
     assert_eq!(serde_o3de::to_string(&by_int).unwrap(), r#"[{"Key":142,"Value":142.0},{"Key":242,"Value":242.0}]"#);
     let zero_first = BTreeMap::from([(0, 1.0), (5, 0.0)]);
     assert_eq!(serde_o3de::to_string(&zero_first).unwrap(), r#"[{"Key":{},"Value":1.0},{"Key":5,"Value":{}}]"#);
+    // The member name "{}" means the default key, so a key that is the string "{}" needs the array form.
+    let braces = BTreeMap::from([(String::new(), 1), ("{}".to_owned(), 2)]);
+    assert_eq!(serde_o3de::to_string(&braces).unwrap(), r#"[{"Key":{},"Value":1},{"Key":"{}","Value":2}]"#);
+    assert_eq!(
+        serde_o3de::from_str::<BTreeMap<String, i32>>(&serde_o3de::to_string(&braces).unwrap()).unwrap(),
+        braces
+    );
     let by_uuid = BTreeMap::from([(Uuid::from_bytes([0xAB; 16]), 1)]);
     assert_eq!(serde_o3de::to_string(&by_uuid).unwrap(), r#"{"{ABABABAB-ABAB-ABAB-ABAB-ABABABABABAB}":1}"#);
 }

@@ -67,6 +67,10 @@ fn floats(items: &Items<'_>, n: usize) -> Result<[f32; 4], Loaded> {
         let v = match items.get(i) {
             Tok::Num(Num::F(f)) => f,
             Tok::Num(n) if !strict => n.as_f64(),
+            // JSON has no NaN or infinities; this crate's store writes them as these strings.
+            Tok::Str("NaN") => f64::NAN,
+            Tok::Str("Infinity") => f64::INFINITY,
+            Tok::Str("-Infinity") => f64::NEG_INFINITY,
             other => {
                 return Err(Loaded::new(
                     Outcome::Unsupported,
