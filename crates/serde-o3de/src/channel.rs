@@ -24,6 +24,8 @@ struct State {
     /// Whether `elements` containers should hand over their element default (a stack: the tree
     /// builder turns it off inside).
     element_defaults: Vec<bool>,
+    /// Whether `$type` values should hand over the default of their class (likewise).
+    poly_defaults: Vec<bool>,
 }
 
 thread_local! {
@@ -106,29 +108,36 @@ pub(crate) fn raw_text_wanted() -> bool {
     STATE.with_borrow(|s| s.raw_text > 0)
 }
 
-fn with_element_flag<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    struct Reset;
+/// A request this crate's serializer makes of this crate's `Serialize` impls.
+#[derive(Clone, Copy)]
+pub(crate) enum Want {
+    /// `elements` containers hand over their element default.
+    ElementDefaults,
+    /// `$type` values hand over the default of their class.
+    PolyDefaults,
+}
+
+fn flags(s: &mut State, want: Want) -> &mut Vec<bool> {
+    match want {
+        Want::ElementDefaults => &mut s.element_defaults,
+        Want::PolyDefaults => &mut s.poly_defaults,
+    }
+}
+
+/// Runs `f` with `want` switched on or off (restored afterwards, also on panic).
+pub(crate) fn with<R>(want: Want, on: bool, f: impl FnOnce() -> R) -> R {
+    struct Reset(Want);
     impl Drop for Reset {
         fn drop(&mut self) {
-            STATE.with_borrow_mut(|s| s.element_defaults.pop());
+            STATE.with_borrow_mut(|s| flags(s, self.0).pop());
         }
     }
-    STATE.with_borrow_mut(|s| s.element_defaults.push(on));
-    let _reset = Reset;
+    STATE.with_borrow_mut(|s| flags(s, want).push(on));
+    let _reset = Reset(want);
     f()
 }
 
-/// Marks that this crate's serializer wants element defaults from `elements` containers.
-pub(crate) fn with_element_defaults<R>(f: impl FnOnce() -> R) -> R {
-    with_element_flag(true, f)
-}
-
-/// Runs `f` with element defaults not wanted (while building a default tree).
-pub(crate) fn without_element_defaults<R>(f: impl FnOnce() -> R) -> R {
-    with_element_flag(false, f)
-}
-
-/// Whether this crate's serializer asked for element defaults.
-pub(crate) fn element_defaults_wanted() -> bool {
-    STATE.with_borrow(|s| s.element_defaults.last().copied().unwrap_or(false))
+/// Whether this crate's serializer made the request.
+pub(crate) fn wanted(want: Want) -> bool {
+    STATE.with_borrow_mut(|s| flags(s, want).last().copied().unwrap_or(false))
 }

@@ -1,6 +1,6 @@
 //! Load: a serde `Deserializer` that applies O3DE's rules while it reads.
 //!
-//! * Scalars go through O3DE's coercions ([`crate::coerce`]); `{}` means "the default".
+//! * Scalars go through O3DE's coercions (the crate docs have the table); `{}` means "the default".
 //! * Struct fields match case-insensitively, `$type` is skipped on plain structs, unknown fields are
 //!   reported as Skipped.
 //! * A value that cannot be converted is a *soft* failure (Unsupported): O3DE keeps the field's
@@ -28,6 +28,8 @@ use crate::report::{Issue, Outcome, Report, ResultCode, Task, push_pointer_token
 pub(crate) const RAW: &str = "$serde_o3de::Raw";
 /// The struct name of `$type` polymorphism ([`crate::poly`]).
 pub(crate) const POLY: &str = "$serde_o3de::Poly";
+/// The member name under which a `$type` value hands this crate's serializer its class default.
+pub(crate) const POLY_DEFAULT_KEY: &str = "$serde_o3de::default";
 /// The newtype name of [`crate::elements`] containers.
 pub(crate) const ELEMENTS: &str = "$serde_o3de::Elements";
 /// The newtype-name prefix of this crate's O3DE types (math types, uuid, color, enums, any).
@@ -324,11 +326,16 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
 
     /// When an earlier pass decided to keep the next value: skips it, replays its issue and returns
     /// `true` (the caller then visits its placeholder as a hard-failing one).
-    #[inline]
+    #[inline(always)]
     fn kept(&mut self) -> Result<Option<usize>> {
         if self.st.plan.is_empty() {
             return Ok(None);
         }
+        self.kept_slow()
+    }
+
+    #[inline(never)]
+    fn kept_slow(&mut self) -> Result<Option<usize>> {
         self.peek()?;
         let ident = self.read.ident();
         let Some(Action::Keep(issue)) = self.st.plan.get(&ident) else {

@@ -93,6 +93,19 @@ const fn escape_table() -> [bool; 256] {
 /// Bytes that end the fast scan of a string: `"`, `\` and control characters.
 static STOP: [bool; 256] = escape_table();
 
+/// Whether any byte of `x` is `"`, `\` or below 0x20 (SWAR: a byte is "zero" after the XOR, or
+/// "below 0x20" after the subtraction, when its high bit ends up set while it was clear).
+#[inline]
+fn has_stop_byte(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let quote = zero(x ^ (ONES * u64::from(b'"')));
+    let backslash = zero(x ^ (ONES * u64::from(b'\\')));
+    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
+    (quote | backslash | control) != 0
+}
+
 /// Exact powers of ten for the fast float path.
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
@@ -124,7 +137,10 @@ impl<'de> SliceRead<'de> {
     }
 
     pub(crate) fn from_slice(bytes: &'de [u8], relaxed: bool) -> Self {
-        SliceRead { bytes, text: None, pos: 0, scratch: String::new(), relaxed, stack: Vec::new() }
+        // One validation of the whole input (fast, vectorized) lets every string be sliced without
+        // another check; invalid input keeps the per-string checks, which locate the bad byte.
+        let text = std::str::from_utf8(bytes).ok();
+        SliceRead { bytes, text, pos: 0, scratch: String::new(), relaxed, stack: Vec::new() }
     }
 
     pub(crate) fn input(&self) -> &'de [u8] {
@@ -218,6 +234,12 @@ impl<'de> SliceRead<'de> {
             Some(c @ b'1'..=b'9') => {
                 mantissa = u64::from(c - b'0');
                 i += 1;
+                // Up to 19 digits cannot overflow a u64: no checks needed for them.
+                let fast_end = (i + 18).min(b.len());
+                while i < fast_end && b[i].is_ascii_digit() {
+                    mantissa = mantissa * 10 + u64::from(b[i] - b'0');
+                    i += 1;
+                }
                 while let Some(&c) = b.get(i) {
                     if !c.is_ascii_digit() {
                         break;
@@ -337,6 +359,14 @@ impl<'de> SliceRead<'de> {
         let mut copied = false;
         loop {
             let mut i = self.pos;
+            // Eight bytes at a time while none of them is `"`, `\` or a control character.
+            while let Some(chunk) = b.get(i..i + 8) {
+                let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                if has_stop_byte(x) {
+                    break;
+                }
+                i += 8;
+            }
             while let Some(&c) = b.get(i) {
                 if STOP[c as usize] {
                     break;
@@ -969,6 +999,21 @@ mod tests {
         assert_eq!(num("1.0"), Num::F(1.0));
         assert_eq!(num("84.19999694824219"), Num::F(84.19999694824219));
         assert!(SliceRead::from_str("1e400", false).number().is_err());
+    }
+
+    #[test]
+    fn eight_byte_scan_matches_the_table() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for v in [x, x & 0x7F7F_7F7F_7F7F_7F7F, x | 0x2020_2020_2020_2020, x.rotate_left(9) ^ 0x2222_2222_2222_2222]
+            {
+                let expected = v.to_le_bytes().iter().any(|&b| STOP[b as usize]);
+                assert_eq!(has_stop_byte(v), expected, "{v:#018x}");
+            }
+        }
     }
 
     #[test]

@@ -268,6 +268,7 @@ impl ResultCode {
     /// PartialDefaults, Success with Skipped gives PartialSkip, and Completed with Altered gives
     /// PartialAlter.
     #[must_use]
+    #[inline]
     pub fn combine(self, other: ResultCode) -> ResultCode {
         let mut result = if self.0 >= other.0 { self } else { other };
         let (a, b) = ((self.0 >> 16) as u16, (other.0 >> 16) as u16);
@@ -287,6 +288,7 @@ impl ResultCode {
     }
 
     /// Combines `other` into `self` in place.
+    #[inline]
     pub fn combine_with(&mut self, other: ResultCode) {
         *self = self.combine(other);
     }

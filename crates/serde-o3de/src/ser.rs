@@ -20,8 +20,8 @@ use std::sync::OnceLock;
 
 use serde_core::ser::{self, Serialize};
 
-use crate::channel;
-use crate::de::{ELEMENTS, NATIVE, POLY, RAW};
+use crate::channel::{self, Want};
+use crate::de::{ELEMENTS, NATIVE, POLY, POLY_DEFAULT_KEY, RAW};
 use crate::error::{Error, Result};
 use crate::fmt::{base64_encode, write_f64, write_str};
 use crate::report::{Outcome, ResultCode, Task};
@@ -388,6 +388,11 @@ fn same_float(a: f64, b: f64, epsilon: f64) -> bool {
     if epsilon > 0.0 { (a - b).abs() <= epsilon } else { a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) }
 }
 
+/// Runs `f` (building a default tree) without asking for element or class defaults.
+fn without_requests<R>(f: impl FnOnce() -> R) -> R {
+    channel::with(Want::ElementDefaults, false, || channel::with(Want::PolyDefaults, false, f))
+}
+
 /// The error of a helper serializer given a shape it does not take.
 pub(crate) fn rejected() -> Error {
     Error::store("this crate's types serialize only as their documented forms")
@@ -614,7 +619,9 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
             return self.poly(value);
         }
         if name == ELEMENTS {
-            return channel::with_element_defaults(|| value.serialize(ElementsSplitter { ser: self, default: None }));
+            return channel::with(Want::ElementDefaults, true, || {
+                value.serialize(ElementsSplitter { ser: self, default: None })
+            });
         }
         value.serialize(self)
     }
@@ -742,7 +749,7 @@ impl<'t> Serializer<'t> {
         let start = self.out.len();
         self.ctx = Ctx::Member;
         self.def = def;
-        value.serialize(PolyWriter { ser: &mut *self })?;
+        channel::with(Want::PolyDefaults, true, || value.serialize(PolyWriter { ser: &mut *self }))?;
         let is_def = self.is_def;
         self.finish_compound(start, ctx, is_def && !matches!(def, Def::Full), false);
         Ok(())
@@ -1266,7 +1273,7 @@ impl ser::SerializeTuple for ElementsSplitter<'_, '_> {
 
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         let Some(default) = &self.default else {
-            self.default = Some(channel::without_element_defaults(|| value.serialize(TreeSer))?);
+            self.default = Some(without_requests(|| value.serialize(TreeSer))?);
             return Ok(());
         };
         // The container, written by a serializer that borrows the element default for its run.
@@ -1300,10 +1307,16 @@ struct PolyWriter<'a, 't> {
     ser: &'a mut Serializer<'t>,
 }
 
+/// The default of a `$type` value's class: its type string and members.
+type PolyDefault = (Option<Box<str>>, Vec<(Box<str>, DNode)>);
+
 /// The map state of a `$type` value.
 pub struct PolyMap<'a, 't> {
     ser: &'a mut Serializer<'t>,
     fields: Option<&'t [(Box<str>, DNode)]>,
+    /// The default of the value's own class, when the default object has another class.
+    own: Option<PolyDefault>,
+    use_own: bool,
     first: bool,
     all_def: bool,
     key: Option<String>,
@@ -1324,7 +1337,16 @@ impl<'a, 't> ser::Serializer for PolyWriter<'a, 't> {
     fn serialize_map(self, _len: Option<usize>) -> Result<PolyMap<'a, 't>> {
         let tree = self.ser.def;
         self.ser.out.push(b'{');
-        Ok(PolyMap { ser: self.ser, fields: None, first: true, all_def: true, key: None, tree })
+        Ok(PolyMap {
+            ser: self.ser,
+            fields: None,
+            own: None,
+            use_own: false,
+            first: true,
+            all_def: true,
+            key: None,
+            tree,
+        })
     }
 
     reject! { rejected();
@@ -1347,6 +1369,12 @@ impl ser::SerializeMap for PolyMap<'_, '_> {
 
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         let key = self.key.take().unwrap_or_default();
+        if key == POLY_DEFAULT_KEY {
+            if let DNode::Poly(type_name, fields) = without_requests(|| value.serialize(TreePoly))? {
+                self.own = Some((type_name, fields));
+            }
+            return Ok(());
+        }
         let ser = &mut *self.ser;
         if key == "$type" {
             let type_name = match value.serialize(Collect)? {
@@ -1360,6 +1388,7 @@ impl ser::SerializeMap for PolyMap<'_, '_> {
             }
             if self.fields.is_none() {
                 self.all_def = false;
+                self.use_own = self.own.as_ref().is_some_and(|(t, _)| t.as_deref() == Some(type_name.as_str()));
             }
             if !self.first {
                 ser.out.push(b',');
@@ -1374,7 +1403,37 @@ impl ser::SerializeMap for PolyMap<'_, '_> {
             // No `$type`: the value has the declared type, like the default if it has none either.
             if let Def::Tree(DNode::Poly(None, fields)) = self.tree {
                 self.fields = Some(fields);
+            } else {
+                self.use_own = self.own.as_ref().is_some_and(|(t, _)| t.is_none());
             }
+        }
+        if self.use_own {
+            // Members compared with a new instance of the value's class, by a serializer that
+            // borrows that default for the member.
+            let node =
+                self.own.as_ref().and_then(|(_, fields)| fields.iter().find(|(k, _)| **k == *key)).map(|(_, n)| n);
+            let mark = ser.out.len();
+            if !self.first {
+                ser.out.push(b',');
+            }
+            write_str(&mut ser.out, &key);
+            ser.out.push(b':');
+            let mut inner = Serializer::with(node, ser.settings, std::mem::take(&mut ser.out));
+            inner.ctx = Ctx::Member;
+            if node.is_none() {
+                inner.def = Def::Full;
+            }
+            let r = value.serialize(&mut inner);
+            ser.out = std::mem::take(&mut inner.out);
+            ser.omitted |= inner.omitted;
+            r?;
+            if inner.is_def && !ser.settings.keep_defaults {
+                ser.out.truncate(mark);
+                ser.omitted = true;
+            } else {
+                self.first = false;
+            }
+            return Ok(());
         }
         let def = match self.fields {
             Some(fields) => fields.iter().find(|(k, _)| **k == *key).map_or(Def::Full, |(_, n)| Def::Tree(n)),
@@ -1622,10 +1681,10 @@ impl ser::Serializer for TreeSer {
             };
         }
         if name == POLY {
-            return value.serialize(TreePoly);
+            return without_requests(|| value.serialize(TreePoly));
         }
         if name == ELEMENTS {
-            return channel::without_element_defaults(|| value.serialize(TreeSer));
+            return without_requests(|| value.serialize(TreeSer));
         }
         value.serialize(TreeSer)
     }

@@ -93,7 +93,7 @@ struct WithDefault<'a, C>(&'a C);
 
 impl<C: Elements + Serialize> Serialize for WithDefault<'_, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !channel::element_defaults_wanted() {
+        if !channel::wanted(channel::Want::ElementDefaults) {
             return self.0.serialize(serializer);
         }
         let mut t = serializer.serialize_tuple(2)?;

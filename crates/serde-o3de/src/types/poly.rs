@@ -62,7 +62,7 @@ use serde_core::{Deserialize, Serialize};
 
 use super::{Input, Json, Loaded, Native};
 use crate::channel;
-use crate::de::{DECLARED_TYPE, POLY, UNKNOWN_TYPE};
+use crate::de::{DECLARED_TYPE, POLY, POLY_DEFAULT_KEY, UNKNOWN_TYPE};
 use crate::report::{Outcome, ResultCode, Task};
 use crate::types::uuid::Uuid;
 use crate::value::RawJson;
@@ -214,6 +214,15 @@ pub trait Polymorphic: Sized {
         None
     }
 
+    /// A new instance of the class at `index` (its `Default`). When given, the store leaves out
+    /// the members of a value that equal it wherever the default object has another class (or
+    /// none: inside containers), as O3DE compares with a new instance of the actual class. `None`
+    /// (the default) writes such values in full.
+    fn default_of(index: usize) -> Option<Self> {
+        let _ = index;
+        None
+    }
+
     /// The class of `self`.
     fn type_index(&self) -> TypeIndex<'_>;
 
@@ -303,6 +312,11 @@ impl<P: Polymorphic> Serialize for PolyOut<'_, P> {
         let mut map = serializer.serialize_map(None)?;
         match self.0.type_index() {
             TypeIndex::Known(i) => {
+                if channel::wanted(channel::Want::PolyDefaults) {
+                    if let Some(default) = P::default_of(i) {
+                        map.serialize_entry(POLY_DEFAULT_KEY, &PolyOut(&default))?;
+                    }
+                }
                 if P::DECLARED != Some(i) {
                     let name = P::TYPES
                         .get(i)
