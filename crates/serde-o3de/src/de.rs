@@ -30,6 +30,8 @@ pub(crate) const RAW: &str = "$serde_o3de::Raw";
 pub(crate) const POLY: &str = "$serde_o3de::Poly";
 /// The member name under which a `$type` value hands this crate's serializer its class default.
 pub(crate) const POLY_DEFAULT_KEY: &str = "$serde_o3de::default";
+/// The newtype name of [`crate::unordered`] sets.
+pub(crate) const UNORDERED: &str = "$serde_o3de::Unordered";
 /// The newtype name of [`crate::elements`] containers.
 pub(crate) const ELEMENTS: &str = "$serde_o3de::Elements";
 /// The newtype-name prefix of this crate's O3DE types (math types, uuid, color, enums, any).

@@ -33,6 +33,7 @@ pub use types::enums::{self, Enum, O3deEnum, Repr};
 pub use types::math::{Matrix3x3, Matrix3x4, Matrix4x4, Quaternion, Transform, Vector2, Vector3, Vector4};
 pub use types::multimap::MultiMap;
 pub use types::poly::{self, Any, Polymorphic, ResolveError, TypeIndex, TypeRegistry, UnknownType};
+pub use types::unordered;
 pub use types::uuid::{ParseUuidError, Uuid};
 pub use value::{RawJson, compare};
 

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use serde_core::ser::{self, Serialize};
 
 use crate::channel::{self, Want};
-use crate::de::{ELEMENTS, NATIVE, POLY, POLY_DEFAULT_KEY, RAW};
+use crate::de::{ELEMENTS, NATIVE, POLY, POLY_DEFAULT_KEY, RAW, UNORDERED};
 use crate::error::{Error, Result};
 use crate::fmt::{base64_encode, write_f64, write_str};
 use crate::report::{Outcome, ResultCode, Task};
@@ -622,6 +622,14 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
             return channel::with(Want::ElementDefaults, true, || {
                 value.serialize(ElementsSplitter { ser: self, default: None })
             });
+        }
+        if name == UNORDERED {
+            let start = self.out.len();
+            value.serialize(&mut *self)?;
+            if self.out.get(start) == Some(&b'[') {
+                sort_array(&mut self.out, start)?;
+            }
+            return Ok(());
         }
         value.serialize(self)
     }
@@ -1234,6 +1242,24 @@ fn sort_array_map(out: &mut Vec<u8>, start: usize) -> Result<()> {
     Ok(())
 }
 
+/// Sorts the elements of the array written from `start` in O3DE's JSON order.
+fn sort_array(out: &mut Vec<u8>, start: usize) -> Result<()> {
+    let region = out.split_off(start);
+    let items = split_array(&region)?;
+    let mut parsed: Vec<(serde_json::Value, &[u8])> =
+        items.into_iter().map(|item| (serde_json::from_slice(item).unwrap_or(serde_json::Value::Null), item)).collect();
+    parsed.sort_by(|a, b| crate::value::compare(&a.0, &b.0));
+    out.push(b'[');
+    for (i, (_, item)) in parsed.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.push(b']');
+    Ok(())
+}
+
 fn compare_text(a: &[u8], b: &[u8]) -> Ordering {
     let parse = |t: &[u8]| serde_json::from_slice(t).unwrap_or(serde_json::Value::Null);
     crate::value::compare(&parse(a), &parse(b))
@@ -1683,7 +1709,7 @@ impl ser::Serializer for TreeSer {
         if name == POLY {
             return without_requests(|| value.serialize(TreePoly));
         }
-        if name == ELEMENTS {
+        if name == ELEMENTS || name == UNORDERED {
             return without_requests(|| value.serialize(TreeSer));
         }
         value.serialize(TreeSer)

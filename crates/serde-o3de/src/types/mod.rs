@@ -12,6 +12,7 @@ pub mod enums;
 pub mod math;
 pub mod multimap;
 pub mod poly;
+pub mod unordered;
 pub mod uuid;
 
 use std::fmt;
