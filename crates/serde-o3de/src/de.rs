@@ -96,7 +96,10 @@ struct State<'de, 'cb> {
     depth: usize,
     max_depth: usize,
     strict_doubles: bool,
+    /// The current path, kept while issues are reported (otherwise an error finds its path in
+    /// the input).
     path: Vec<Seg<'de>>,
+    track: bool,
     /// The result of the value just read.
     acc: ResultCode,
     slot: Slot,
@@ -124,6 +127,7 @@ impl<'de, 'cb> State<'de, 'cb> {
             max_depth: settings.max_depth,
             strict_doubles: settings.strict_doubles,
             path: Vec::new(),
+            track: true,
             acc: ResultCode::UNSET,
             slot: Slot::Root,
             root_ident: usize::MAX,
@@ -152,7 +156,25 @@ impl<'de, 'cb> State<'de, 'cb> {
         out
     }
 
+    #[inline]
+    fn push(&mut self, seg: Seg<'de>) {
+        if self.track {
+            self.path.push(seg);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if self.track {
+            self.path.pop();
+        }
+    }
+
+    #[inline]
     fn push_key(&mut self, key: &Ref<'de, '_>) {
+        if !self.track {
+            return;
+        }
         self.path.push(match key {
             Ref::Borrowed(k) => Seg::Key(k),
             Ref::Copied(k) => Seg::Owned((*k).into()),
@@ -247,7 +269,14 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
             return e;
         }
         let e = self.read.position(e);
-        if e.path().is_some() { e } else { e.with_path(self.st.render_path()) }
+        if e.path().is_some() {
+            e
+        } else if self.st.track {
+            e.with_path(self.st.render_path())
+        } else {
+            let path = self.read.path_at(e.offset());
+            e.with_path(path)
+        }
     }
 
     #[inline]
@@ -466,6 +495,8 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
         if e.is_restart() {
             return e;
         }
+        // An error the value's visitor raised belongs to where the value starts.
+        let e = self.read.position_at(e, ident);
         if e.is_soft() {
             let message = e.message();
             self.st.slot = slot;
@@ -523,7 +554,8 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
         match (r, said) {
             (Err(e), Some((code, message))) if code.is_halted() && !e.is_restart() => {
                 let (code, _) = self.st.event(ident, code, &|| message.clone())?;
-                Err(self.err(Error::halt(code, message)))
+                let e = self.read.position_at(Error::halt(code, message), ident);
+                Err(self.err(e))
             }
             (Err(e), _) => Err(e),
             (Ok(v), None) => {
@@ -579,12 +611,12 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
 
     fn drain_array(&mut self, mut index: usize) -> Result<()> {
         while self.read.next_element(index == 0).map_err(|e| self.err(e))? {
-            self.st.path.push(Seg::Index(index));
+            self.st.push(Seg::Index(index));
             let ident = self.read.ident();
             let r = self.st.event(ident, ResultCode::new(Task::ReadField, Outcome::Skipped), &|| {
                 "Skipped an element the target has no room for".to_owned()
             });
-            self.st.path.pop();
+            self.st.pop();
             self.st.acc = r?.0;
             self.skip()?;
             index += 1;
@@ -1002,9 +1034,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Core<'de, '_, R> {
                         return self.compound_failed(ident, message, |v: V| v.visit_enum(UnitVariant(first)), visitor);
                     }
                 };
-                self.st.path.push(Seg::Key(variant));
+                self.st.push(Seg::Key(variant));
                 let r = visitor.visit_enum(VariantObject { de: &mut *self, variant });
-                self.st.path.pop();
+                self.st.pop();
                 let r = r.and_then(|v| self.drain_object().map(|()| v));
                 self.leave();
                 r
@@ -1213,7 +1245,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
                     if let Some(i) = index {
                         self.skipped.push((self.fields[i], ident));
                     }
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     self.de.skip()?;
                     continue;
                 }
@@ -1226,18 +1258,18 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
                     return match seed.deserialize(BorrowedStrDeserializer::<Error>::new(self.fields[i])) {
                         Ok(k) => Ok(Some(k)),
                         Err(e) => {
-                            self.de.st.path.pop();
+                            self.de.st.pop();
                             Err(e)
                         }
                     };
                 }
                 Some(i) => {
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     self.duplicate(i)?;
                     self.de.skip()?;
                 }
                 None if is_type => {
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     self.de.skip()?;
                 }
                 None => {
@@ -1249,7 +1281,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
                     let r = self.de.st.event(ident, ResultCode::new(Task::ReadField, Outcome::Skipped), &|| {
                         format!("Skipped unknown field \"{}\"", name.as_deref().unwrap_or_default())
                     });
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     self.result.combine_with(r?.0);
                     self.de.skip()?;
                 }
@@ -1266,7 +1298,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
             }
             Err(e) => Err(self.de.value_error(e, self.ident, Slot::Member)),
         };
-        self.de.st.path.pop();
+        self.de.st.pop();
         r
     }
 }
@@ -1291,16 +1323,19 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for Seq<'_, 'de, '_, R> {
                 }
                 Err(e) => return Err(self.de.err(e)),
             }
-            self.de.peek()?;
+            self.de.st.push(Seg::Index(self.index));
+            if let Err(e) = self.de.peek() {
+                self.de.st.pop();
+                return Err(e);
+            }
             let ident = self.de.read.ident();
-            self.de.st.path.push(Seg::Index(self.index));
             self.index += 1;
             if !self.de.st.plan.is_empty() {
                 if let Some(Action::Skip(issue)) = self.de.st.plan.get(&ident) {
                     let issue = issue.clone();
                     let code = self.de.st.replay(issue.as_ref());
                     self.result.combine_with(code);
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     self.de.skip()?;
                     continue;
                 }
@@ -1312,7 +1347,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for Seq<'_, 'de, '_, R> {
                 }
                 Err(e) => Err(self.de.value_error(e, ident, Slot::Element)),
             };
-            self.de.st.path.pop();
+            self.de.st.pop();
             return r;
         }
     }
@@ -1363,7 +1398,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ObjectMap<'_, 'de, '_, R> {
                     let issue = issue.clone();
                     let code = self.de.st.replay(issue.as_ref());
                     self.result.combine_with(code);
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     self.de.skip()?;
                     continue;
                 }
@@ -1383,7 +1418,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ObjectMap<'_, 'de, '_, R> {
                 }
                 Err(e) => {
                     let e = self.de.value_error(e, ident, Slot::Entry);
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     Err(e)
                 }
             };
@@ -1398,7 +1433,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ObjectMap<'_, 'de, '_, R> {
             }
             Err(e) => Err(self.de.value_error(e, self.ident, Slot::Entry)),
         };
-        self.de.st.path.pop();
+        self.de.st.pop();
         r
     }
 }
@@ -1467,9 +1502,15 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                 }
                 Err(e) => return Err(self.de.err(e)),
             }
-            let kind = self.de.peek()?;
+            self.de.st.push(Seg::Index(self.index));
+            let kind = match self.de.peek() {
+                Ok(kind) => kind,
+                Err(e) => {
+                    self.de.st.pop();
+                    return Err(e);
+                }
+            };
             let entry = self.de.read.ident();
-            self.de.st.path.push(Seg::Index(self.index));
             self.index += 1;
             if kind != Peek::Obj {
                 // Nothing was handed out yet, so the entry can be dropped right away.
@@ -1478,7 +1519,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                 let r = self.de.st.event(entry, ResultCode::new(Task::ReadField, Outcome::Unavailable), &|| {
                     format!("a map entry must be an object with \"Key\" and \"Value\", not {}", describe(kind))
                 });
-                self.de.st.path.pop();
+                self.de.st.pop();
                 self.result.combine_with(r?.0);
                 continue;
             }
@@ -1496,11 +1537,11 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                 if let Some(issue) = skip {
                     let code = self.de.st.replay(issue.as_ref());
                     self.result.combine_with(code);
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     continue;
                 }
             }
-            self.de.st.path.push(Seg::Key("Key"));
+            self.de.st.push(Seg::Key("Key"));
             let r = match (key, key_ident) {
                 (Some(loc), Some(ident)) => {
                     self.de.read.seek(loc);
@@ -1523,7 +1564,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                     }
                 }
             };
-            self.de.st.path.pop();
+            self.de.st.pop();
             match r {
                 Ok(k) => {
                     self.result.combine_with(self.de.st.acc);
@@ -1531,7 +1572,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                     return Ok(Some(k));
                 }
                 Err(e) => {
-                    self.de.st.path.pop();
+                    self.de.st.pop();
                     return Err(e);
                 }
             }
@@ -1542,7 +1583,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
         let Some((value, after, ident)) = self.pending.take() else {
             return Err(Error::syntax("map value requested before its key"));
         };
-        self.de.st.path.push(Seg::Key("Value"));
+        self.de.st.push(Seg::Key("Value"));
         let r = match value {
             Some(loc) => {
                 self.de.read.seek(loc);
@@ -1562,8 +1603,8 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                 }
             }
         };
-        self.de.st.path.pop();
-        self.de.st.path.pop();
+        self.de.st.pop();
+        self.de.st.pop();
         self.de.read.seek(after);
         if r.is_ok() {
             self.result.combine_with(self.de.st.acc);
@@ -2027,6 +2068,7 @@ where
         core.st.answers = std::mem::take(&mut answers);
         core.st.report = report;
         core.st.callback = callback.take();
+        core.st.track = report || core.st.callback.is_some() || R::TRACK;
         let root = match core.peek() {
             Ok(_) => core.read.ident(),
             Err(e) => return Err(e),

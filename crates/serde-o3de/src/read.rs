@@ -45,6 +45,8 @@ impl Ref<'_, '_> {
 pub(crate) trait Read<'de> {
     /// A saved position: [`seek`](Read::seek) back to it to read the same value again.
     type Loc: Copy;
+    /// Whether the deserializer must keep the path itself (it cannot be found again in the input).
+    const TRACK: bool;
 
     /// Whether `$type` lookahead and map entries can be re-read cheaply (always true here).
     fn loc(&self) -> Self::Loc;
@@ -76,6 +78,11 @@ pub(crate) trait Read<'de> {
     fn end(&mut self) -> Result<()>;
     /// Attaches the current position to an error.
     fn position(&self, e: Error) -> Error;
+    /// Attaches the position of the value `ident` (from [`ident`](Read::ident)) to an error.
+    fn position_at(&self, e: Error, ident: usize) -> Error;
+    /// The JSON Pointer of the value at `offset` (default: the current position), found by
+    /// walking the input from the start (only for errors of loads that do not keep the path).
+    fn path_at(&self, offset: Option<usize>) -> String;
 }
 
 const fn escape_table() -> [bool; 256] {
@@ -620,6 +627,7 @@ impl<'de> SliceRead<'de> {
 
 impl<'de> Read<'de> for SliceRead<'de> {
     type Loc = usize;
+    const TRACK: bool = false;
 
     #[inline]
     fn loc(&self) -> usize {
@@ -767,6 +775,118 @@ impl<'de> Read<'de> for SliceRead<'de> {
     fn position(&self, e: Error) -> Error {
         if e.has_position() { e } else { e.at(self.bytes, self.pos) }
     }
+
+    fn position_at(&self, e: Error, ident: usize) -> Error {
+        if e.has_position() { e } else { e.at(self.bytes, ident) }
+    }
+
+    fn path_at(&self, offset: Option<usize>) -> String {
+        // Walk the tokens up to the position, keeping the open containers and, for each,
+        // the current member name or element index.
+        enum Frame {
+            /// The current member's name, and whether a name comes next.
+            Obj(Option<String>, bool),
+            /// The current index, and whether an element is being (or about to be) read.
+            Arr(usize, bool),
+        }
+        // A value ended: its member or element is no longer part of the path.
+        fn ended(frames: &mut [Frame]) {
+            match frames.last_mut() {
+                Some(Frame::Obj(current, _)) => *current = None,
+                Some(Frame::Arr(_, inside)) => *inside = false,
+                None => {}
+            }
+        }
+        let target = offset.unwrap_or(self.pos);
+        let mut r = SliceRead {
+            bytes: self.bytes,
+            text: self.text,
+            pos: 0,
+            scratch: String::new(),
+            relaxed: self.relaxed,
+            stack: Vec::new(),
+        };
+        let mut frames: Vec<Frame> = Vec::new();
+        loop {
+            if r.skip_ws().is_err() || r.pos >= target {
+                break;
+            }
+            match r.bytes[r.pos] {
+                b'{' => {
+                    frames.push(Frame::Obj(None, true));
+                    r.pos += 1;
+                }
+                b'[' => {
+                    frames.push(Frame::Arr(0, true));
+                    r.pos += 1;
+                }
+                b'}' | b']' => {
+                    frames.pop();
+                    ended(&mut frames);
+                    r.pos += 1;
+                }
+                b',' => {
+                    match frames.last_mut() {
+                        Some(Frame::Arr(i, inside)) => {
+                            *i += 1;
+                            *inside = true;
+                        }
+                        Some(Frame::Obj(current, expecting_key)) => {
+                            *current = None;
+                            *expecting_key = true;
+                        }
+                        None => {}
+                    }
+                    r.pos += 1;
+                }
+                b':' => r.pos += 1,
+                b'"' => {
+                    let key = match r.scan_string(true) {
+                        Ok(Some(s)) => s.to_owned(),
+                        Ok(None) => r.scratch.clone(),
+                        Err(_) => break,
+                    };
+                    if let Some(Frame::Obj(current, expecting_key @ true)) = frames.last_mut() {
+                        *current = Some(key);
+                        *expecting_key = false;
+                    } else {
+                        ended(&mut frames);
+                    }
+                }
+                b'-' | b'0'..=b'9' => {
+                    if r.scan_number(false).is_err() {
+                        break;
+                    }
+                    ended(&mut frames);
+                }
+                b't' | b'n' => {
+                    if r.literal(if r.bytes[r.pos] == b't' { b"true" } else { b"null" }).is_err() {
+                        break;
+                    }
+                    ended(&mut frames);
+                }
+                b'f' => {
+                    if r.literal(b"false").is_err() {
+                        break;
+                    }
+                    ended(&mut frames);
+                }
+                _ => break,
+            }
+        }
+        let mut out = String::new();
+        for frame in &frames {
+            match frame {
+                Frame::Obj(Some(key), _) => crate::report::push_pointer_token(&mut out, key),
+                Frame::Obj(None, _) | Frame::Arr(_, false) => {}
+                Frame::Arr(i, true) => {
+                    out.push('/');
+                    out.push_str(itoa::Buffer::new().format(*i));
+                }
+            }
+        }
+        out
+    }
 }
 
 enum Frame<'de> {
@@ -792,6 +912,7 @@ impl<'de> ValueRead<'de> {
 
 impl<'de> Read<'de> for ValueRead<'de> {
     type Loc = Option<&'de Value>;
+    const TRACK: bool = true;
 
     fn loc(&self) -> Self::Loc {
         self.next
@@ -928,6 +1049,14 @@ impl<'de> Read<'de> for ValueRead<'de> {
 
     fn position(&self, e: Error) -> Error {
         e
+    }
+
+    fn position_at(&self, e: Error, _ident: usize) -> Error {
+        e
+    }
+
+    fn path_at(&self, _offset: Option<usize>) -> String {
+        String::new()
     }
 }
 

@@ -210,6 +210,28 @@ fn errors_carry_json_pointer_paths_and_positions() {
 }
 
 #[test]
+fn error_paths_match_with_and_without_reports() {
+    // Plain loads find the path of an error in the input; reporting loads keep it as they go.
+    for text in [
+        r#"{"a": {"b": [1, 2, {"c": tru}]}}"#,
+        r#"{"x": 1, "y": [[], [0, {"z~/": "\q"}]]}"#,
+        r#"{"k": [1, 2,, 3]}"#,
+        r#"{"unknown": {"deep": [1, 2, oops]}}"#,
+        r#"{"a": [1 2]}"#,
+        r#"{"a": 1 "b": 2}"#,
+        r#"[{"a": [[1], [2]]}, {"b": "x" ]"#,
+        r#"{"a": {"b": 1}, "c": [true, {"d": nul}]}"#,
+    ] {
+        let plain = serde_o3de::from_str::<Value>(text).unwrap_err();
+        let reported = Options::new().load_str::<Value>(text).unwrap_err();
+        assert_eq!(plain.path(), reported.path(), "{text}");
+        assert_eq!(plain.offset(), reported.offset(), "{text}");
+    }
+    let e = serde_o3de::from_str::<Value>(r#"{"x": 1, "y": [[], [0, {"z~/": "\q"}]]}"#).unwrap_err();
+    assert_eq!(e.path(), Some("/y/1/1/z~0~1"));
+}
+
+#[test]
 fn from_value_follows_the_same_rules() {
     let value = json!({"FOV": "45", "near": {}, "far": [1], "tags": ["a", 2, null]});
     let (from_value, r1) = Options::new().load_value::<Camera>(&value).unwrap();
