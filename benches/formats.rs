@@ -89,6 +89,7 @@ fn main() {
     rows.extend(rig::flatbuf::bench(&mut c, &data));
     rig::brson::bench(&mut c, &data);
     rig::godot::bench(&mut c, &data);
+    rig::o3de::bench(&mut c);
 
     c.final_summary();
     rig::report::print(started, &rows);

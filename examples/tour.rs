@@ -229,6 +229,18 @@ fn formats() -> Vec<Format> {
             encode: |v| kiprop_classes::options().to_vec(v, kiprop_classes::types()).map_err(|e| e.to_string()),
             decode: |b| kiprop_classes::options().from_slice(b, kiprop_classes::types()).map_err(|e| e.to_string()),
         },
+        Format {
+            name: "serde-o3de",
+            what: "O3DE JSON serialization (lenient load with O3DE's coercions, default-stripping store)",
+            excerpt: Excerpt::Text,
+            // `GameState` has no `Default`, so it is stored without a default object: every member is
+            // written and only zero values inside containers become `{}`.
+            encode: |v| {
+                let stored = serde_gamefmt::o3de::Options::new().store(v, None).map_err(|e| e.to_string())?;
+                Ok(stored.into_string().into_bytes())
+            },
+            decode: |b| serde_gamefmt::o3de::from_slice(b).map_err(|e| e.to_string()),
+        },
     ]
 }
 

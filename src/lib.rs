@@ -13,3 +13,6 @@ pub use serde_godot as godot;
 #[cfg(feature = "kiprop")]
 #[doc(inline)]
 pub use serde_kiprop as kiprop;
+#[cfg(feature = "o3de")]
+#[doc(inline)]
+pub use serde_o3de as o3de;

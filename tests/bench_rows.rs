@@ -110,3 +110,15 @@ fn report_table_shape() {
     assert!(text.contains("| postcard | 200 µs (1.00×) | 1.50 ms (1.00×) | 724,953 (1.00×) |"), "{text}");
     assert!(text.contains("| bson | 2.00 ms (10.00×) | – | 1,924,682 (2.65×) |"), "{text}");
 }
+
+#[test]
+fn o3de_prefab_rows_round_trip() {
+    let doc = rig::o3de::generate(200);
+    let o3de = serde_o3de::to_vec(&doc).unwrap();
+    assert_eq!(serde_o3de::from_slice::<rig::o3de::BenchPrefab>(&o3de).unwrap(), doc);
+    assert_eq!(serde_json::from_slice::<rig::o3de::BenchPrefab>(&o3de).unwrap(), doc);
+    let json = serde_json::to_vec(&doc).unwrap();
+    assert_eq!(serde_o3de::from_slice::<rig::o3de::BenchPrefab>(&json).unwrap(), doc);
+    // About 1 KB per entity, so the benchmark's FULL count gives at least 10 MB.
+    assert!(o3de.len() * rig::o3de::FULL / 200 >= 10_500_000, "{} bytes for 200 entities", o3de.len());
+}

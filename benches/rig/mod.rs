@@ -14,6 +14,7 @@ pub mod brson;
 pub mod flatbuf;
 pub mod godot;
 pub mod kiprop;
+pub mod o3de;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,7 @@ macro_rules! for_each_codec {
         $callback!($crate::rig::flatbuf::FlatbufLite);
         $callback!($crate::rig::godot::GodotDict);
         $callback!($crate::rig::godot::GodotArray);
+        $callback!($crate::rig::o3de::SerdeO3de);
     };
 }
 
