@@ -18,9 +18,11 @@ seeds=()
 sanitizer=(); [ "${FUZZ_SANITIZER:-address}" = none ] && sanitizer=(-s none)
 log="artifacts/$target.log"
 mkdir -p artifacts
+set +e
 RUSTC_BOOTSTRAP=1 cargo fuzz run "${sanitizer[@]}" "$target" "$corpus" "${seeds[@]}" -- \
   -max_total_time="$seconds" -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$@" \
-  2>&1 | tee "$log" | grep -E '^(#[0-9]+ *(INITED|DONE)|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|.*(panicked|deadly signal|out-of-memory|malloc\(|Test unit written))' || true
+  2>&1 | tee "$log" | grep -E '^(#[0-9]+ *(INITED|DONE)|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|.*(panicked|deadly signal|out-of-memory|malloc\(|Test unit written))'
 status=${PIPESTATUS[0]}
+set -e
 echo "target $target: exit $status; full log in fuzz/$log; corpus fuzz/$corpus ($(ls "$corpus" | wc -l) inputs)"
 exit "$status"

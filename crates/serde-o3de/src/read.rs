@@ -281,7 +281,7 @@ impl<'de> SliceRead<'de> {
                     match mantissa.checked_mul(10).and_then(|m| m.checked_add(u64::from(c - b'0'))) {
                         Some(m) => {
                             mantissa = m;
-                            frac_digits += 1;
+                            frac_digits = frac_digits.saturating_add(1);
                         }
                         None => overflow = true,
                     }
@@ -330,7 +330,7 @@ impl<'de> SliceRead<'de> {
                 return Ok(Num::I((mantissa as i64).wrapping_neg()));
             }
         }
-        let e10 = exp - frac_digits;
+        let e10 = exp.saturating_sub(frac_digits);
         let value = if !overflow && mantissa < 1 << 53 && (-22..=22).contains(&e10) {
             // Clinger's fast path: both operands are exact, so one rounding gives the right answer.
             let m = mantissa as f64;

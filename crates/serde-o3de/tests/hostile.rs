@@ -124,6 +124,14 @@ fn huge_numbers() {
     let digits = format!("0.{}1", "0".repeat(100_000));
     let small: f64 = serde_o3de::from_str(&digits).unwrap();
     assert!(small == 0.0 || small.is_subnormal());
+    // Regression (fuzz finding): an exponent that saturates i32, less the fraction's digits, overflowed.
+    let tiny: f64 = serde_o3de::from_str("142.797693134867e-5330999998").unwrap();
+    assert_eq!(tiny, 0.0);
+    let tiny: f64 = serde_o3de::from_str("-0.5e-99999999999999999999").unwrap();
+    assert_eq!(tiny, 0.0);
+    assert!(serde_o3de::from_str::<Value>("1.5e99999999999999999999").is_err());
+    let doc = b"{\"a\":142.797693134867e-5330999998\":14234e278999";
+    assert!(serde_o3de::from_slice::<Value>(doc).is_err());
     // Strings through the C parsers: out of range is Unsupported, never a panic.
     let (v, report) = Options::new().load_str::<i64>(&format!("\"{}\"", "9".repeat(100_000))).unwrap();
     assert_eq!((v, report.outcome()), (0, serde_o3de::Outcome::Unsupported));
