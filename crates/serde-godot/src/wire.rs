@@ -291,6 +291,42 @@ fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
 }
 
+/// Whether `a` and `b` are equal and hold no NUL byte, for strings of up to 16 bytes (`None`
+/// for longer ones): a few fixed-size word compares instead of a `memcmp` call.
+#[inline(always)]
+pub(crate) fn short_eq_no_nul(a: &[u8], b: &[u8]) -> Option<bool> {
+    #[inline(always)]
+    fn zero_byte(x: u64) -> bool {
+        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+    }
+    let n = a.len();
+    if n != b.len() {
+        return Some(false);
+    }
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes")) as u64;
+    let (head, tail) = match n {
+        8..=16 => {
+            let (head, tail) = (u64_at(a, 0), u64_at(a, n - 8));
+            if head != u64_at(b, 0) || tail != u64_at(b, n - 8) {
+                return Some(false);
+            }
+            (head, tail)
+        }
+        4..=7 => {
+            let (head, tail) = (u32_at(a, 0), u32_at(a, n - 4));
+            if head != u32_at(b, 0) || tail != u32_at(b, n - 4) {
+                return Some(false);
+            }
+            // Fill the upper halves with non-zero bytes.
+            (head | 0xFFFF_FFFF << 32, tail | 0xFFFF_FFFF << 32)
+        }
+        0..=3 => return Some(a == b && !a.contains(&0)),
+        _ => return None,
+    };
+    Some(!zero_byte(head) && !zero_byte(tail))
+}
+
 /// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
 /// front, so each read is one length check (the position is derived for error offsets).
 #[derive(Clone)]
@@ -649,6 +685,20 @@ mod tests {
         assert_eq!(Dictionary as u8, 0x1b);
         assert_eq!(Array as u8, 0x1c);
         assert_eq!(PackedStringArray as u8, 0x22);
+    }
+
+    #[test]
+    fn short_compares() {
+        let names: [&[u8]; 8] =
+            [b"", b"a", b"abc", b"abcd", b"abcdefg", b"abcdefgh", b"abcdefghijklmnop", b"x\0yzabcdefg"];
+        for a in names {
+            for b in names {
+                let expected = a == b && !a.contains(&0);
+                assert_eq!(short_eq_no_nul(a, b), Some(expected), "{a:?} {b:?}");
+            }
+        }
+        assert_eq!(short_eq_no_nul(b"abc\0", b"abc\0"), Some(false));
+        assert_eq!(short_eq_no_nul(b"abcdefghijklmnopq", b"abcdefghijklmnopq"), None);
     }
 
     #[test]
