@@ -154,6 +154,27 @@ impl<'de> Deserializer<'de> {
         result.map_err(|e| e.or_at(start))
     }
 
+    /// A struct: an Array of its fields, or a Dictionary whose keys are looked up among `fields`
+    /// first (see [`Self::known_field`]).
+    #[inline]
+    fn structure<V: Visitor<'de>>(&mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let result = if header == self.array {
+            let count = self.r.count(self.opts.max_len)?;
+            self.seq(count, visitor)
+        } else if header == self.dict {
+            let count = self.r.count(self.opts.max_len)?;
+            let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
+            let result = self.map(count, visitor);
+            (self.fields, self.next_field) = saved;
+            result
+        } else {
+            return self.slow(start, header, visitor);
+        };
+        result.map_err(|e| e.or_at(start))
+    }
+
     #[inline]
     fn peek_type(&self) -> Option<VariantType> {
         self.r.peek_u32().and_then(|h| self.types[(h & 0xFF) as usize])
@@ -430,12 +451,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         match magic::lookup(name) {
-            None => {
-                let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
-                let result = self.container(visitor);
-                (self.fields, self.next_field) = saved;
-                result
-            }
+            None => self.structure(fields, visitor),
             Some(magic @ (Magic::NodePath | Magic::FullObject)) => self.magic_struct(magic, visitor),
             // Math types and Signal: `deserialize_any` already hands their parts over as sequences.
             Some(_) => self.deserialize_any(visitor),
