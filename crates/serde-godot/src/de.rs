@@ -44,6 +44,11 @@ pub struct Deserializer<'de> {
     dict: u32,
     /// Depth of the value being read (the top-level value is depth 0).
     depth: usize,
+    /// The field names of the struct being read and where the next one probably is: a
+    /// Dictionary key that equals one of them is handed over as that `&'static str`, without
+    /// validating its UTF-8 again.
+    fields: &'static [&'static str],
+    next_field: usize,
 }
 
 // Headers whose type id is the same in Godot 3 and 4 (the fast paths compare whole headers;
@@ -66,7 +71,16 @@ impl<'de> Deserializer<'de> {
             Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
             Version::Godot3 => (19, 18),
         };
-        Deserializer { r: Reader::new(input), opts, types: wire::types_table(opts.version), array, dict, depth: 0 }
+        Deserializer {
+            r: Reader::new(input),
+            opts,
+            types: wire::types_table(opts.version),
+            array,
+            dict,
+            depth: 0,
+            fields: &[],
+            next_field: 0,
+        }
     }
 
     /// Checks that the whole input was consumed (the engine ignores trailing bytes; serde-godot
@@ -134,6 +148,27 @@ impl<'de> Deserializer<'de> {
         } else if header == self.dict {
             let count = self.r.count(self.opts.max_len)?;
             self.map(count, visitor)
+        } else {
+            return self.slow(start, header, visitor);
+        };
+        result.map_err(|e| e.or_at(start))
+    }
+
+    /// A struct: an Array of its fields, or a Dictionary whose keys are looked up among `fields`
+    /// first (see [`Self::known_field`]).
+    #[inline]
+    fn structure<V: Visitor<'de>>(&mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let result = if header == self.array {
+            let count = self.r.count(self.opts.max_len)?;
+            self.seq(count, visitor)
+        } else if header == self.dict {
+            let count = self.r.count(self.opts.max_len)?;
+            let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
+            let result = self.map(count, visitor);
+            (self.fields, self.next_field) = saved;
+            result
         } else {
             return self.slow(start, header, visitor);
         };
@@ -236,6 +271,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Visits the elements of an Array.
+    #[inline]
     fn seq<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
         self.depth += 1;
         if count > 0 {
@@ -246,14 +282,15 @@ impl<'de> Deserializer<'de> {
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
-        let value = value?;
-        if remaining != 0 {
-            return Err(de::Error::invalid_length(count - remaining, &"fewer elements in the Array"));
+        match value {
+            Ok(value) if remaining == 0 => Ok(value),
+            Ok(_) => short(count - remaining, "fewer elements in the Array"),
+            Err(e) => fail(e),
         }
-        Ok(value)
     }
 
     /// Visits the entries of a Dictionary.
+    #[inline]
     fn map<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
         self.depth += 1;
         if count > 0 {
@@ -263,11 +300,11 @@ impl<'de> Deserializer<'de> {
         let value = visitor.visit_map(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
-        let value = value?;
-        if remaining != 0 {
-            return Err(de::Error::invalid_length(count - remaining, &"fewer entries in the Dictionary"));
+        match value {
+            Ok(value) if remaining == 0 => Ok(value),
+            Ok(_) => short(count - remaining, "fewer entries in the Dictionary"),
+            Err(e) => fail(e),
         }
-        Ok(value)
     }
 
     /// A full object (header already read): refused unless enabled. As a map (`class`,
@@ -291,6 +328,34 @@ impl<'de> Deserializer<'de> {
             return Err(de::Error::custom("a full object was not read to its end"));
         }
         Ok(value)
+    }
+
+    /// A STRING key that is exactly one of the current struct's field names (tried first at the
+    /// position after the previous key's), consumed; `None` leaves the input as it was.
+    #[inline(always)]
+    fn known_field(&mut self) -> Option<&'static str> {
+        let rest = self.r.rest();
+        let word = u64::from_le_bytes(*rest.first_chunk::<8>()?);
+        if word as u32 != STRING {
+            return None;
+        }
+        let len = (word >> 32) as usize;
+        let bytes = rest.get(8..8 + len)?;
+        // The engine's string rules (cut at NUL, drop a BOM) would read another name: names
+        // with a NUL never match, a BOM is checked after.
+        let same = |f: &&str| wire::short_eq_no_nul(f.as_bytes(), bytes).unwrap_or(false);
+        let at = match self.fields.get(self.next_field) {
+            Some(f) if same(f) => self.next_field,
+            _ => self.fields.iter().position(same)?,
+        };
+        let field = self.fields[at];
+        if field.starts_with('\u{FEFF}') {
+            return None;
+        }
+        // Padding is required (`Reader::str`).
+        self.r.take(8 + len + wire::pad4(len)).ok()?;
+        self.next_field = at + 1;
+        Some(field)
     }
 
     #[inline]
@@ -382,11 +447,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
         match magic::lookup(name) {
-            None => self.container(visitor),
+            None => self.structure(fields, visitor),
             Some(magic @ (Magic::NodePath | Magic::FullObject)) => self.magic_struct(magic, visitor),
             // Math types and Signal: `deserialize_any` already hands their parts over as sequences.
             Some(_) => self.deserialize_any(visitor),
@@ -428,6 +493,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(field) = self.known_field() {
+            return visitor.visit_borrowed_str(field).map_err(|e: Error| e.or_at(self.r.pos()));
+        }
         if self.r.peek_u32() == Some(STRING) {
             return self.deserialize_str(visitor);
         }
@@ -610,6 +678,22 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     forward_to_deserialize_any! {
         i128 u128 char bytes byte_buf
     }
+}
+
+/// A container whose visitor stopped before its end.
+#[cold]
+#[inline(never)]
+fn short<T>(read: usize, expected: &'static str) -> Result<T> {
+    Err(de::Error::invalid_length(read, &expected))
+}
+
+/// Passes an error on out of line, so the success path of a container does not share its exit
+/// with the error path (which would make the compiler merge an error pointer with the value's
+/// bytes and build the value through memory: a store-forwarding stall per struct).
+#[cold]
+#[inline(never)]
+fn fail<T>(e: Error) -> Result<T> {
+    Err(e)
 }
 
 /// The elements of an Array.

@@ -274,8 +274,13 @@ pub(crate) const fn pad4(len: usize) -> usize {
 /// Godot 4 does.
 #[inline]
 pub(crate) fn godot_str(bytes: &[u8]) -> Option<&str> {
-    // `contains` on bytes is core's memchr; the common string has neither NUL nor BOM.
-    if !bytes.contains(&0) && !bytes.starts_with(b"\xEF\xBB\xBF") {
+    // The common string has neither NUL nor BOM; short ones are checked with two word loads,
+    // longer ones with core's memchr.
+    let no_nul = match short_words(bytes) {
+        Some((head, tail)) => !zero_byte(head) && !zero_byte(tail),
+        None => !bytes.contains(&0),
+    };
+    if no_nul && !bytes.starts_with(b"\xEF\xBB\xBF") {
         return std::str::from_utf8(bytes).ok();
     }
     godot_str_slow(bytes)
@@ -289,6 +294,41 @@ fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
     };
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     std::str::from_utf8(bytes).ok()
+}
+
+/// Whether a word holds a zero byte.
+#[inline(always)]
+fn zero_byte(x: u64) -> bool {
+    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+}
+
+/// The first and last 8 bytes of `s` (4 to 16 bytes long; shorter words are padded with
+/// non-zero bytes), which between them cover every byte of `s`: fixed-size loads instead of a
+/// loop or a call.
+#[inline(always)]
+fn short_words(s: &[u8]) -> Option<(u64, u64)> {
+    let n = s.len();
+    let u64_at = |i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let u32_at = |i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes")) as u64 | 0xFFFF_FFFF << 32;
+    match n {
+        8..=16 => Some((u64_at(0), u64_at(n - 8))),
+        4..=7 => Some((u32_at(0), u32_at(n - 4))),
+        _ => None,
+    }
+}
+
+/// Whether `a` and `b` are equal and hold no NUL byte, for strings of up to 16 bytes (`None`
+/// for longer ones): a few fixed-size word compares instead of a `memcmp` call.
+#[inline(always)]
+pub(crate) fn short_eq_no_nul(a: &[u8], b: &[u8]) -> Option<bool> {
+    if a.len() != b.len() {
+        return Some(false);
+    }
+    if a.len() < 4 {
+        return Some(a == b && !a.contains(&0));
+    }
+    let (head, tail) = short_words(a)?;
+    Some((head, tail) == short_words(b)? && !zero_byte(head) && !zero_byte(tail))
 }
 
 /// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
@@ -652,6 +692,20 @@ mod tests {
     }
 
     #[test]
+    fn short_compares() {
+        let names: [&[u8]; 8] =
+            [b"", b"a", b"abc", b"abcd", b"abcdefg", b"abcdefgh", b"abcdefghijklmnop", b"x\0yzabcdefg"];
+        for a in names {
+            for b in names {
+                let expected = a == b && !a.contains(&0);
+                assert_eq!(short_eq_no_nul(a, b), Some(expected), "{a:?} {b:?}");
+            }
+        }
+        assert_eq!(short_eq_no_nul(b"abc\0", b"abc\0"), Some(false));
+        assert_eq!(short_eq_no_nul(b"abcdefghijklmnopq", b"abcdefghijklmnopq"), None);
+    }
+
+    #[test]
     fn padding() {
         assert_eq!([pad4(0), pad4(1), pad4(2), pad4(3), pad4(4), pad4(5)], [0, 3, 2, 1, 0, 3]);
     }
@@ -677,5 +731,18 @@ mod tests {
         assert_eq!(godot_str(b"\xEF\xBB\xBFa"), Some("a"));
         assert_eq!(godot_str(b"\xc0\x80"), None);
         assert_eq!(godot_str(b"\xed\xa0\x80"), None);
+        // A NUL anywhere, in every length around the word-load cut-offs (and bytes 0x01 / 0x80 /
+        // 0xFF next to it, which word tricks could mistake for zero).
+        for len in 1..40 {
+            for nul in 0..len {
+                for fill in [b'a', 0x01, b'\x7f'] {
+                    let mut s = vec![fill; len];
+                    s[nul] = 0;
+                    let expected = std::str::from_utf8(&s[..nul]).unwrap();
+                    assert_eq!(godot_str(&s), Some(expected), "{s:?}");
+                }
+            }
+            assert_eq!(godot_str(&vec![0x01; len]).map(str::len), Some(len));
+        }
     }
 }

@@ -194,6 +194,55 @@ fn structs_are_dictionaries_or_arrays() {
 }
 
 #[test]
+fn field_name_fast_path_keeps_the_engine_string_rules() {
+    // Keys are matched against the struct's field names without re-validating them; every
+    // case the engine reads differently must still go the general way.
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct Odd {
+        #[serde(rename = "a\0b")]
+        nul: i32,
+        #[serde(rename = "\u{FEFF}bom")]
+        bom: i32,
+        long_field_name_past_sixteen_bytes: i32,
+        #[serde(default)]
+        b: i32,
+    }
+    // "a\0b" on the wire is "a" to the engine (unknown: skipped), and the BOM is dropped, so
+    // "\u{FEFF}bom" reads as "bom" (unknown too): the two renamed fields are missing.
+    let wire = |keys: &[(&[u8], i32)]| {
+        let mut out = vec![0x1b, 0, 0, 0, keys.len() as u8, 0, 0, 0];
+        for (k, v) in keys {
+            out.extend_from_slice(&[4, 0, 0, 0, k.len() as u8, 0, 0, 0]);
+            out.extend_from_slice(k);
+            out.resize(out.len() + (4 - k.len() % 4) % 4, 0);
+            out.extend_from_slice(&[2, 0, 0, 0, *v as u8, 0, 0, 0]);
+        }
+        out
+    };
+    let long = b"long_field_name_past_sixteen_bytes";
+    let err =
+        serde_godot::from_slice::<Odd>(&wire(&[(b"a\0b", 1), ("\u{FEFF}bom".as_bytes(), 2), (long, 3)])).unwrap_err();
+    assert!(err.to_string().contains("missing field `a\0b`"), "{err}");
+    let err =
+        serde_godot::from_slice::<Odd>(&wire(&[("\u{FEFF}bom".as_bytes(), 2), (long, 3), (b"a", 1)])).unwrap_err();
+    assert!(err.to_string().contains("missing field"), "{err}");
+    // Keys in any order, a key cut by a NUL, a long key: all found.
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct Plain {
+        hp: i32,
+        name_that_is_long_enough: i32,
+        mp: i32,
+    }
+    let plain = wire(&[(b"mp", 3), (b"hp\0junk", 1), (b"name_that_is_long_enough", 2)]);
+    assert_eq!(dec::<Plain>(&plain), Plain { hp: 1, name_that_is_long_enough: 2, mp: 3 });
+    // A known key without its padding at the very end is an error, as in the general path.
+    let mut cut = wire(&[(b"hp", 1), (b"name_that_is_long_enough", 2), (b"mp", 3)]);
+    cut.truncate(cut.len() - 8);
+    cut.extend_from_slice(&[4, 0, 0, 0, 1, 0, 0, 0, b'x']);
+    assert!(serde_godot::from_slice::<Plain>(&cut).is_err());
+}
+
+#[test]
 fn borrowed_structs() {
     #[derive(Serialize, Deserialize, PartialEq, Debug)]
     struct Chat<'a> {
