@@ -14,7 +14,7 @@ use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Table, follow, read_array, read_u32};
 use crate::markers::{DEPRECATED, UNION_TYPE};
-use crate::options::{MAX_BUFFER, Options};
+use crate::options::{InlineCache, MAX_BUFFER, Options};
 use crate::ser::explicit_id;
 
 /// Alignments of inline struct types, by the name of their serde visitor type (learned by tracing).
@@ -48,8 +48,8 @@ pub struct Deserializer<'de> {
     /// Size of the last inline vector element read (the vector's stride).
     elem_size: usize,
     layouts: Option<Layouts>,
-    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
-    inline_cache: (usize, bool),
+    /// Answers of `Options::inline_struct` for the struct names seen lately.
+    inline_cache: InlineCache,
 }
 
 impl<'de> Deserializer<'de> {
@@ -70,20 +70,14 @@ impl<'de> Deserializer<'de> {
             pending_union: None,
             elem_size: 0,
             layouts: None,
-            inline_cache: (0, false),
+            inline_cache: InlineCache::default(),
         }
     }
 
     /// Whether the named struct is configured as inline (cached by the name's address).
     #[inline]
     fn is_inline(&mut self, name: &'static str) -> bool {
-        let key = name.as_ptr() as usize ^ name.len();
-        if self.inline_cache.0 == key {
-            return self.inline_cache.1;
-        }
-        let yes = self.opts.is_inline_struct(name);
-        self.inline_cache = (key, yes);
-        yes
+        self.inline_cache.is_inline(&self.opts, name)
     }
 
     pub(crate) fn set_layouts(&mut self, layouts: Layouts) {

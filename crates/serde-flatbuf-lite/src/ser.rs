@@ -12,7 +12,7 @@ use serde_core::ser::{self, Serialize};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Builder, Field, FieldValue, TableScratch, Vtables, write_table};
 use crate::markers::{DEPRECATED, UNION_TYPE};
-use crate::options::Options;
+use crate::options::{InlineCache, Options};
 
 /// A reusable FlatBuffers builder driven by serde.
 ///
@@ -57,8 +57,8 @@ pub struct Serializer {
     depth: u32,
     tables: u32,
     root: Option<u32>,
-    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
-    inline_cache: (usize, bool),
+    /// Answers of `Options::inline_struct` for the struct names seen lately.
+    inline_cache: InlineCache,
 }
 
 /// Where the value being serialized goes.
@@ -164,13 +164,7 @@ impl Serializer {
     /// names are `&'static str`s, so the same type passes the same pointer).
     #[inline]
     fn is_inline(&mut self, name: &'static str) -> bool {
-        let key = name.as_ptr() as usize ^ name.len();
-        if self.inline_cache.0 == key {
-            return self.inline_cache.1;
-        }
-        let yes = self.opts.is_inline_struct(name);
-        self.inline_cache = (key, yes);
-        yes
+        self.inline_cache.is_inline(&self.opts, name)
     }
 
     #[inline]
@@ -340,11 +334,17 @@ impl Serializer {
     }
 }
 
-/// Pads `buf` with zeros to `len` bytes.
+/// Pads `buf` with zeros to `len` bytes (usually fewer than 8 more: member and struct padding). Kept out of
+/// line so that the member writes around it stay small enough to inline into the derived code.
 #[cold]
 #[inline(never)]
 fn pad_to(buf: &mut Vec<u8>, len: usize) {
-    buf.resize(len, 0);
+    let n = len - buf.len();
+    if n < 8 {
+        buf.extend_from_slice(&[0u8; 8][..n]);
+    } else {
+        buf.resize(len, 0);
+    }
 }
 
 /// Rounds the struct `st` (the bytes from its start to the end of `buf`) up to its alignment and returns
@@ -710,8 +710,20 @@ impl<'a> TableSer<'a> {
         })
     }
 
-    #[inline]
+    /// The slot of the next field: its position, or its explicit id (`name#N`).
+    #[inline(always)]
     fn slot(&mut self, key: &'static str) -> Result<u16> {
+        // Fast path: a name without a trailing digit has no explicit id.
+        if !self.explicit && self.next_slot <= u32::from(MAX_SLOT) && !key.ends_with(|c: char| c.is_ascii_digit()) {
+            let slot = self.next_slot as u16;
+            self.next_slot += 1;
+            return Ok(slot);
+        }
+        self.slot_slow(key)
+    }
+
+    #[inline(never)]
+    fn slot_slow(&mut self, key: &'static str) -> Result<u16> {
         let id = explicit_id(key);
         let first = self.next_slot == 0 && !self.explicit;
         if first && id.is_some() {
