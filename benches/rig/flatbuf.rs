@@ -587,33 +587,6 @@ fn official_round_trip<T: PartialEq + std::fmt::Debug>(
     bytes
 }
 
-/// The official builder's encode of `dataset` into `buf` (cleared first), for instruction-count harnesses
-/// that compare it with lite outside criterion (see the crate README's performance section).
-pub fn official_encode_dataset(dataset: &str, data: &Datasets, buf: &mut Vec<u8>) {
-    buf.clear();
-    match dataset {
-        "log" => official_encode(&data.log, buf, build_logs),
-        "mesh" => official_encode(&data.mesh, buf, build_mesh),
-        "minecraft_savedata" => official_encode(&data.minecraft, buf, build_players),
-        "mk48" => official_encode(&data.mk48, buf, build_updates),
-        _ => panic!("unknown dataset {dataset}"),
-    }
-}
-
-/// The official row's owned read (verifier + every field into the serde types) of `dataset`'s `bytes`;
-/// `borrowed` reads the log dataset's borrowed form. The value is passed through `black_box` and dropped.
-pub fn official_decode_dataset(dataset: &str, bytes: &[u8], borrowed: bool) {
-    use std::hint::black_box;
-    match (dataset, borrowed) {
-        ("log", false) => drop(black_box(read_logs(bytes))),
-        ("log", true) => drop(black_box(read_logs_borrowed(bytes))),
-        ("mesh", _) => drop(black_box(read_mesh(bytes))),
-        ("minecraft_savedata", _) => drop(black_box(read_players(bytes))),
-        ("mk48", _) => drop(black_box(read_updates(bytes))),
-        _ => panic!("unknown dataset {dataset}"),
-    }
-}
-
 /// Checks every official-builder cell round-trips (also run by `tests/bench_rows.rs`).
 pub fn assert_official_rows(data: &Datasets) {
     official_round_trip("log", &data.log, build_logs, read_logs);

@@ -231,14 +231,14 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Decodes a struct nested in the open struct `parent`, at its cursor.
-    #[inline]
+    #[inline(always)]
     fn nested_struct<V: Visitor<'de>>(&mut self, parent: &mut Cursor, len: usize, visitor: V) -> Result<V::Value> {
         let origin = parent.cur;
         let anchor = if parent.started { parent.start } else { parent.anchor };
         let mut c = Cursor { cur: origin, start: 0, started: false, anchor, align: 1, guess: parent.guess };
         let mut check = false;
         let known = match &self.layouts {
-            Some(l) => l.get(std::any::type_name::<V>()).copied(),
+            Some(l) => known_align(l, std::any::type_name::<V>()),
             None => None,
         };
         match known {
@@ -272,6 +272,13 @@ impl<'de> Deserializer<'de> {
         }
         Ok(value)
     }
+}
+
+/// A struct type's alignment, when tracing learned it (the rare second decoding pass).
+#[cold]
+#[inline(never)]
+fn known_align(layouts: &Layouts, name: &str) -> Option<usize> {
+    layouts.get(name).copied()
 }
 
 /// The cursor of an open inline struct.
