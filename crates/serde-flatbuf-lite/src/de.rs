@@ -14,7 +14,7 @@ use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Table, follow, read_array, read_u32};
 use crate::markers::{DEPRECATED, UNION_TYPE};
-use crate::options::{MAX_BUFFER, Options};
+use crate::options::{InlineCache, MAX_BUFFER, Options};
 use crate::ser::explicit_id;
 
 /// Alignments of inline struct types, by the name of their serde visitor type (learned by tracing).
@@ -47,18 +47,9 @@ pub struct Deserializer<'de> {
     pending_union: Option<(usize, usize, u8)>,
     /// Size of the last inline vector element read (the vector's stride).
     elem_size: usize,
-    /// Inline struct cursor: next byte, where the innermost struct starts, whether that is known yet, the
-    /// start of the nearest struct whose start is known, and the largest member alignment so far.
-    cur: usize,
-    s_start: usize,
-    s_started: bool,
-    s_anchor: usize,
-    s_align: usize,
-    /// Inside a nested struct whose start was inferred from its first member (see `inline_struct`).
-    s_guess: bool,
     layouts: Option<Layouts>,
-    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
-    inline_cache: (usize, bool),
+    /// Answers of `Options::inline_struct` for the struct names seen lately.
+    inline_cache: InlineCache,
 }
 
 impl<'de> Deserializer<'de> {
@@ -78,27 +69,15 @@ impl<'de> Deserializer<'de> {
             apparent_limit: opts.apparent_limit(bytes.len()),
             pending_union: None,
             elem_size: 0,
-            cur: 0,
-            s_start: 0,
-            s_started: false,
-            s_anchor: 0,
-            s_align: 1,
-            s_guess: false,
             layouts: None,
-            inline_cache: (0, false),
+            inline_cache: InlineCache::default(),
         }
     }
 
     /// Whether the named struct is configured as inline (cached by the name's address).
     #[inline]
     fn is_inline(&mut self, name: &'static str) -> bool {
-        let key = name.as_ptr() as usize ^ name.len();
-        if self.inline_cache.0 == key {
-            return self.inline_cache.1;
-        }
-        let yes = self.opts.is_inline_struct(name);
-        self.inline_cache = (key, yes);
-        yes
+        self.inline_cache.is_inline(&self.opts, name)
     }
 
     pub(crate) fn set_layouts(&mut self, layouts: Layouts) {
@@ -238,97 +217,118 @@ impl<'de> Deserializer<'de> {
         Ok((area, count))
     }
 
-    /// Reads an inline struct member at the struct cursor, aligned relative to the struct's start.
+    /// Decodes an inline struct starting at `start` (a table field or vector element). Returns the value and
+    /// the struct's size.
     #[inline]
-    fn member<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let a = N.min(8);
-        if !self.s_started {
-            // A nested struct starts where its first member's alignment puts it (relative to the nearest
-            // ancestor whose start is known); `inline_struct` checks that against the struct's alignment.
-            self.s_started = true;
-            self.s_start = self.s_anchor + ((self.cur - self.s_anchor + a - 1) & !(a - 1));
-            self.cur = self.s_start;
+    fn inline_struct<V: Visitor<'de>>(&mut self, start: usize, len: usize, visitor: V) -> Result<(V::Value, usize)> {
+        let mut c = Cursor { cur: start, start, started: true, anchor: start, align: 1, guess: false };
+        let value = visitor.visit_seq(StructAccess { d: self, c: &mut c, remaining: len })?;
+        if c.cur == c.start {
+            return Err(empty_struct());
         }
-        let pos = self.s_start + ((self.cur - self.s_start + a - 1) & !(a - 1));
-        if self.s_guess && pos % a != 0 {
-            return Err(ambiguous(self.s_start));
-        }
-        let v = read_array::<N>(self.buf, pos)?;
-        self.cur = pos + N;
-        if a > self.s_align {
-            self.s_align = a;
-        }
-        Ok(v)
+        let a = c.align;
+        Ok((value, ((c.cur - c.start) + a - 1) & !(a - 1)))
     }
 
-    /// Decodes an inline struct starting at `start` (a table field or vector element), or nested in the open
-    /// struct at the cursor (`None`). Returns the value and the struct's size.
-    #[inline]
-    fn inline_struct<V: Visitor<'de>>(
-        &mut self,
-        start: Option<usize>,
-        len: usize,
-        visitor: V,
-    ) -> Result<(V::Value, usize)> {
-        let saved = (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align);
-        let saved_guess = self.s_guess;
-        let origin = self.cur;
+    /// Decodes a struct nested in the open struct `parent`, at its cursor.
+    #[inline(always)]
+    fn nested_struct<V: Visitor<'de>>(&mut self, parent: &mut Cursor, len: usize, visitor: V) -> Result<V::Value> {
+        let origin = parent.cur;
+        let anchor = if parent.started { parent.start } else { parent.anchor };
+        let mut c = Cursor { cur: origin, start: 0, started: false, anchor, align: 1, guess: parent.guess };
         let mut check = false;
-        match start {
-            Some(p) => {
-                self.cur = p;
-                self.s_start = p;
-                self.s_started = true;
-                self.s_anchor = p;
-                self.s_guess = false;
+        let known = match &self.layouts {
+            Some(l) => known_align(l, std::any::type_name::<V>()),
+            None => None,
+        };
+        match known {
+            Some(a) => {
+                c.start = align_up(anchor, origin, a);
+                c.cur = c.start;
+                c.started = true;
             }
             None => {
-                if self.s_started {
-                    self.s_anchor = self.s_start;
-                }
-                let known = self.layouts.as_ref().and_then(|l| l.get(std::any::type_name::<V>())).copied();
-                match known {
-                    Some(a) => {
-                        self.s_start = self.s_anchor + ((self.cur - self.s_anchor + a - 1) & !(a - 1));
-                        self.cur = self.s_start;
-                        self.s_started = true;
-                    }
-                    None => {
-                        // First member of its parent: it starts with the parent, whose own check covers it.
-                        check = saved.2;
-                        self.s_guess |= check;
-                        self.s_started = false;
-                    }
-                }
+                // Its start is inferred from its first member's alignment; unless it is its parent's first
+                // member (then the parent's own check covers it), check that against its alignment.
+                check = parent.started;
+                c.guess |= check;
             }
         }
-        self.s_align = 1;
-        let value = visitor.visit_seq(StructAccess { d: self, remaining: len })?;
-        let a = self.s_align;
-        if !self.s_started || self.cur == self.s_start {
-            return Err(Error::unsupported("an empty FlatBuffers struct"));
+        let value = visitor.visit_seq(StructAccess { d: self, c: &mut c, remaining: len })?;
+        if !c.started || c.cur == c.start {
+            return Err(empty_struct());
         }
-        if check {
-            let expected = self.s_anchor + ((origin - self.s_anchor + a - 1) & !(a - 1));
-            if expected != self.s_start {
-                return Err(ambiguous(origin));
-            }
+        let a = c.align;
+        if check && align_up(anchor, origin, a) != c.start {
+            return Err(ambiguous(origin));
         }
-        self.s_guess = saved_guess;
-        let this_start = self.s_start;
-        let size = ((self.cur - this_start) + a - 1) & !(a - 1);
-        let (_, s_start, s_started, s_anchor, s_align) = saved;
-        if start.is_some() {
-            (self.cur, self.s_start, self.s_started, self.s_anchor, self.s_align) = saved;
-        } else {
-            self.cur = this_start + size;
-            self.s_anchor = s_anchor;
-            self.s_align = s_align.max(a);
-            self.s_started = true;
-            self.s_start = if s_started { s_start } else { this_start };
+        parent.cur = c.start + (((c.cur - c.start) + a - 1) & !(a - 1));
+        if a > parent.align {
+            parent.align = a;
         }
-        Ok((value, size))
+        if !parent.started {
+            parent.started = true;
+            parent.start = c.start;
+        }
+        Ok(value)
     }
+}
+
+/// A struct type's alignment, when tracing learned it (the rare second decoding pass).
+#[cold]
+#[inline(never)]
+fn known_align(layouts: &Layouts, name: &str) -> Option<usize> {
+    layouts.get(name).copied()
+}
+
+/// The cursor of an open inline struct.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    /// Next byte.
+    cur: usize,
+    /// Where the struct starts, once `started`.
+    start: usize,
+    /// Whether the start is known (a nested struct's is inferred from its first member).
+    started: bool,
+    /// The start of the nearest enclosing struct whose start is known: members align relative to it.
+    anchor: usize,
+    /// The largest member alignment so far.
+    align: usize,
+    /// Inside a nested struct whose start was inferred from its first member.
+    guess: bool,
+}
+
+/// `pos` rounded up to a multiple of `align` relative to `base`.
+#[inline(always)]
+fn align_up(base: usize, pos: usize, align: usize) -> usize {
+    base + ((pos - base + align - 1) & !(align - 1))
+}
+
+impl Cursor {
+    /// The position of the next `N`-byte member, aligned relative to the struct's start.
+    #[inline(always)]
+    fn member<const N: usize>(&mut self) -> Result<usize> {
+        let a = N.min(8);
+        if !self.started {
+            self.started = true;
+            self.start = align_up(self.anchor, self.cur, a);
+            self.cur = self.start;
+        }
+        let pos = align_up(self.start, self.cur, a);
+        if self.guess && pos % a != 0 {
+            return Err(ambiguous(self.start));
+        }
+        self.cur = pos + N;
+        if a > self.align {
+            self.align = a;
+        }
+        Ok(pos)
+    }
+}
+
+#[cold]
+fn empty_struct() -> Error {
+    Error::unsupported("an empty FlatBuffers struct")
 }
 
 #[cold]
@@ -409,9 +409,9 @@ impl<'de> ValueDe<'_, 'de> {
 
     fn inline_struct<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         match self.place {
-            Place::Field { pos, .. } => Ok(self.d.inline_struct(Some(pos), len, visitor)?.0),
+            Place::Field { pos, .. } => Ok(self.d.inline_struct(pos, len, visitor)?.0),
             Place::Elem { inline, .. } => {
-                let (value, size) = self.d.inline_struct(Some(inline), len, visitor)?;
+                let (value, size) = self.d.inline_struct(inline, len, visitor)?;
                 self.d.elem_size = size;
                 Ok(value)
             }
@@ -826,19 +826,20 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
 /// An inline struct's members, in order.
 struct StructAccess<'a, 'de> {
     d: &'a mut Deserializer<'de>,
+    c: &'a mut Cursor,
     remaining: usize,
 }
 
 impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.remaining == 0 {
             return Ok(None);
         }
         self.remaining -= 1;
-        seed.deserialize(MemberDe { d: self.d }).map(Some)
+        seed.deserialize(MemberDe { d: self.d, c: self.c }).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -850,13 +851,23 @@ impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
 /// dispatch of [`ValueDe`].
 struct MemberDe<'a, 'de> {
     d: &'a mut Deserializer<'de>,
+    c: &'a mut Cursor,
+}
+
+impl MemberDe<'_, '_> {
+    /// Reads the next `N`-byte member (bounds- and alignment-checked).
+    #[inline(always)]
+    fn read<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let pos = self.c.member::<N>()?;
+        read_array::<N>(self.d.buf, pos)
+    }
 }
 
 macro_rules! member_scalars {
     ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
-        #[inline]
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            visitor.$visit(<$ty>::from_le_bytes(self.d.member()?))
+        #[inline(always)]
+        fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+            visitor.$visit(<$ty>::from_le_bytes(self.read()?))
         }
     )*};
 }
@@ -868,9 +879,9 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         Err(Error::unsupported("FlatBuffers is not self-describing (`deserialize_any` in a struct)"))
     }
 
-    #[inline]
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let [b] = self.d.member::<1>()?;
+    #[inline(always)]
+    fn deserialize_bool<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let [b] = self.read::<1>()?;
         visitor.visit_bool(b != 0)
     }
 
@@ -889,27 +900,27 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         deserialize_f64: f64 => visit_f64;
     }
 
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let v = u32::from_le_bytes(self.d.member()?);
+    fn deserialize_char<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let v = u32::from_le_bytes(self.read()?);
         match char::from_u32(v) {
             Some(c) => visitor.visit_char(c),
-            None => Err(Error::at(ErrorKind::InvalidValue, self.d.cur - 4, format!("{v:#x} is not a char"))),
+            None => Err(Error::at(ErrorKind::InvalidValue, self.c.cur - 4, format!("{v:#x} is not a char"))),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visitor.visit_some(self)
     }
 
-    #[inline]
+    #[inline(always)]
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
         visitor.visit_newtype_struct(self)
     }
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        Ok(self.d.inline_struct(None, len, visitor)?.0)
+        self.d.nested_struct(self.c, len, visitor)
     }
 
     #[inline]
@@ -919,7 +930,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        Ok(self.d.inline_struct(None, len, visitor)?.0)
+        self.d.nested_struct(self.c, len, visitor)
     }
 
     #[inline]
@@ -929,16 +940,16 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        Ok(self.d.inline_struct(None, fields.len(), visitor)?.0)
+        self.d.nested_struct(self.c, fields.len(), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
-        self,
+        mut self,
         name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let [index] = self.d.member::<1>()?;
+        let [index] = self.read::<1>()?;
         visitor.visit_enum(UnitEnumAccess { index, name })
     }
 

@@ -280,45 +280,52 @@ pub(crate) fn write_table(
         off += bytes;
     }
 
-    let vt = &mut scratch.vtable;
-    vt.clear();
-    vt.resize(vt_len, 0);
+    // Most vtables are short: build those on the stack (no call to zero a heap buffer).
+    let mut short = [0u8; 64];
+    let vt: &mut [u8] = if vt_len <= short.len() {
+        &mut short[..vt_len]
+    } else {
+        scratch.vtable.clear();
+        scratch.vtable.resize(vt_len, 0);
+        &mut scratch.vtable[..]
+    };
     vt[0..2].copy_from_slice(&(vt_len as u16).to_le_bytes());
     vt[2..4].copy_from_slice(&(table_size as u16).to_le_bytes());
 
+    // The table's distance once its inline part is written: offsets are relative to it, so they are written
+    // in the same pass as the scalars.
+    let table = start_fields + table_size;
     let out = b.alloc(table_size)?;
-    out[..OFFSET + soffset_pad].fill(0);
+    out[..OFFSET].fill(0); // the soffset, patched below
+    for x in &mut out[OFFSET..OFFSET + soffset_pad] {
+        *x = 0;
+    }
     for f in fields {
         let c = class(f.align);
         let at = class_off[c];
         let size = f.size as usize;
         class_off[c] += size;
-        let dst = &mut out[at..at + size];
         match f.value {
-            FieldValue::Scalar(v) => dst.copy_from_slice(&v.to_le_bytes()[..size]),
-            FieldValue::Bytes(i) => dst.copy_from_slice(&struct_bytes[i as usize..i as usize + size]),
-            FieldValue::Offset(_) => {} // patched below, once the table's own distance is known
+            FieldValue::Scalar(v) => write_scalar(&mut out[at..at + size], v),
+            FieldValue::Bytes(i) => out[at..at + size].copy_from_slice(&struct_bytes[i as usize..i as usize + size]),
+            FieldValue::Offset(target) => {
+                // The uoffset is the distance from the field itself (at `table - at`) to its target.
+                let rel = (table - at) as u32 - target;
+                out[at..at + OFFSET].copy_from_slice(&rel.to_le_bytes());
+            }
         }
         let e = 4 + 2 * f.slot as usize;
         vt[e..e + 2].copy_from_slice(&(at as u16).to_le_bytes());
     }
-    let table = b.used();
-    for f in fields {
-        if let FieldValue::Offset(target) = f.value {
-            let e = 4 + 2 * f.slot as usize;
-            let at = u16::from_le_bytes([vt[e], vt[e + 1]]) as usize;
-            let pos = table - at; // distance of the field itself
-            b.patch_u32(pos, (pos - target as usize) as u32);
-        }
-    }
+    debug_assert_eq!(b.used(), table);
 
     // Vtable: reuse an identical one if any, else write it right below the table.
     let reuse = match vtables.last {
-        Some((at, len)) if len as usize == vt.len() && b.bytes_at(at as usize, vt.len()) == &vt[..] => Some(at),
+        Some((at, len)) if len as usize == vt.len() && same_bytes(b.bytes_at(at as usize, vt.len()), vt) => Some(at),
         _ => {
             let hash = vtable_hash(vt);
             match vtables.map.get(&hash) {
-                Some(&at) if b.bytes_at(at as usize, vt.len()) == &vt[..] => Some(at),
+                Some(&at) if same_bytes(b.bytes_at(at as usize, vt.len()), vt) => Some(at),
                 _ => {
                     b.push(vt)?;
                     let at = b.used() as u32;
@@ -338,6 +345,37 @@ pub(crate) fn write_table(
     };
     b.patch_u32(table, soffset as u32);
     Ok(table as u32)
+}
+
+/// Writes a scalar's low `dst.len()` bytes (1, 2, 4 or 8), little-endian, with fixed-size stores.
+#[inline(always)]
+fn write_scalar(dst: &mut [u8], v: u64) {
+    match dst.len() {
+        1 => dst[0] = v as u8,
+        2 => dst.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => dst.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => dst.copy_from_slice(&v.to_le_bytes()),
+        n => dst.copy_from_slice(&v.to_le_bytes()[..n]),
+    }
+}
+
+/// Equality of two short byte strings of equal length (vtables: a few bytes to a few dozen), compared
+/// 8 bytes at a time without a call into `memcmp`.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (a8.remainder(), b8.remainder());
+    let mut diff = 0u64;
+    for (x, y) in a8.zip(b8) {
+        diff |= u64::from_le_bytes(x.try_into().expect("8 bytes")) ^ u64::from_le_bytes(y.try_into().expect("8 bytes"));
+    }
+    for (x, y) in ra.iter().zip(rb) {
+        diff |= u64::from(x ^ y);
+    }
+    diff == 0
 }
 
 fn vtable_hash(vt: &[u8]) -> u64 {

@@ -207,3 +207,36 @@ impl Options {
         self.from_slice(&bytes)
     }
 }
+
+/// Answers of [`Options::is_inline_struct`] by the struct name's address and length: serde passes each
+/// type's name as the same `&'static str` every time, so a few pointer compares replace string compares
+/// over the whole configured list (data mixing tables and structs asks for several names in turn).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct InlineCache {
+    keys: [(usize, usize); 8],
+    answers: [bool; 8],
+    next: usize,
+}
+
+impl InlineCache {
+    #[inline]
+    pub(crate) fn is_inline(&mut self, opts: &Options, name: &'static str) -> bool {
+        let key = (name.as_ptr() as usize, name.len());
+        for (k, &answer) in self.keys.iter().zip(&self.answers) {
+            if *k == key {
+                return answer;
+            }
+        }
+        self.miss(opts, name, key)
+    }
+
+    #[cold]
+    fn miss(&mut self, opts: &Options, name: &str, key: (usize, usize)) -> bool {
+        let answer = opts.is_inline_struct(name);
+        let i = self.next % self.keys.len();
+        self.keys[i] = key;
+        self.answers[i] = answer;
+        self.next = i + 1;
+        answer
+    }
+}

@@ -12,7 +12,7 @@ use serde_core::ser::{self, Serialize};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Builder, Field, FieldValue, TableScratch, Vtables, write_table};
 use crate::markers::{DEPRECATED, UNION_TYPE};
-use crate::options::Options;
+use crate::options::{InlineCache, Options};
 
 /// A reusable FlatBuffers builder driven by serde.
 ///
@@ -43,10 +43,9 @@ pub struct Serializer {
     table_scratch: TableScratch,
     /// Fields of the open tables (a stack).
     fields: Vec<Field>,
-    /// Inline struct bytes of the open tables' fields (a stack).
-    struct_bytes: Vec<u8>,
-    /// Elements of the open inline vectors (a stack).
-    elems: Vec<u8>,
+    /// Bytes of the open tables' inline struct fields and of the open inline vectors' elements (one stack:
+    /// tables, vectors and structs nest, so each one's bytes are on top while it is open).
+    scratch: Vec<u8>,
     /// Element targets of the open offset vectors (a stack).
     offsets: Vec<u32>,
     /// Keys of the open maps, for sorting (a stack).
@@ -55,13 +54,11 @@ pub struct Serializer {
     assigned: Vec<u16>,
     /// Element kind of the innermost open vector.
     vec_kind: VecKind,
-    /// The innermost open inline struct.
-    st: StructState,
     depth: u32,
     tables: u32,
     root: Option<u32>,
-    /// The last struct name looked up in `Options::inline_struct`, by address, and the answer.
-    inline_cache: (usize, bool),
+    /// Answers of `Options::inline_struct` for the struct names seen lately.
+    inline_cache: InlineCache,
 }
 
 /// Where the value being serialized goes.
@@ -77,8 +74,6 @@ enum Place {
     MapKey,
     /// An element of the innermost open vector.
     Elem,
-    /// A member of the innermost open inline struct.
-    Member,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -92,21 +87,13 @@ enum VecKind {
     Offset,
 }
 
-/// Which scratch vector the open inline struct is built in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-enum Target {
-    #[default]
-    StructBytes,
-    Elems,
-}
-
-/// The innermost open inline struct. Members are aligned relative to the struct's own start; a nested
-/// struct is moved up to its alignment (relative to its parent's start) when it closes, since only then
-/// is its alignment known.
-#[derive(Debug, Clone, Copy, Default)]
+/// An open inline struct. Members are aligned relative to the struct's own start; a nested struct is
+/// moved up to its alignment (relative to its parent's start) when it closes, since only then is its
+/// alignment known. Kept in the serde `SerializeStruct` value (a local of the derived code), not in the
+/// `Serializer`, so that a whole struct compiles to a few stores.
+#[derive(Debug, Clone, Copy)]
 struct StructState {
-    target: Target,
-    /// Index of the struct's first byte in the target scratch vector.
+    /// Index of the struct's first byte in `scratch`.
     start: usize,
     max_align: u8,
 }
@@ -144,8 +131,7 @@ impl Serializer {
         self.b.reset();
         self.vtables.clear();
         self.fields.clear();
-        self.struct_bytes.clear();
-        self.elems.clear();
+        self.scratch.clear();
         self.offsets.clear();
         self.keys.clear();
         self.assigned.clear();
@@ -178,13 +164,7 @@ impl Serializer {
     /// names are `&'static str`s, so the same type passes the same pointer).
     #[inline]
     fn is_inline(&mut self, name: &'static str) -> bool {
-        let key = name.as_ptr() as usize ^ name.len();
-        if self.inline_cache.0 == key {
-            return self.inline_cache.1;
-        }
-        let yes = self.opts.is_inline_struct(name);
-        self.inline_cache = (key, yes);
-        yes
+        self.inline_cache.is_inline(&self.opts, name)
     }
 
     #[inline]
@@ -218,10 +198,10 @@ impl Serializer {
             &mut self.vtables,
             &mut self.table_scratch,
             &self.fields[fields_start..],
-            &self.struct_bytes,
+            &self.scratch,
         )?;
         self.fields.truncate(fields_start);
-        self.struct_bytes.truncate(bytes_start);
+        self.scratch.truncate(bytes_start);
         self.depth -= 1;
         Ok(dist)
     }
@@ -230,7 +210,7 @@ impl Serializer {
     fn empty_table(&mut self) -> Result<u32> {
         self.enter_table()?;
         let start = self.fields.len();
-        let bytes = self.struct_bytes.len();
+        let bytes = self.scratch.len();
         self.close_table(start, bytes)
     }
 
@@ -266,7 +246,6 @@ impl Serializer {
                 self.offsets.push(dist);
                 Ok(Mark::Done)
             }
-            Place::Member => Err(Error::unsupported(format!("a FlatBuffers struct cannot hold {what}"))),
         }
     }
 
@@ -294,11 +273,7 @@ impl Serializer {
             }
             Place::Elem => {
                 self.elem_kind(VecKind::Inline { size: u32::from(size), align: size }, "a scalar")?;
-                self.elems.extend_from_slice(&bits.to_le_bytes()[..size as usize]);
-                Ok(Mark::Done)
-            }
-            Place::Member => {
-                self.member(&bits.to_le_bytes()[..size as usize], size);
+                self.scratch.extend_from_slice(&bits.to_le_bytes()[..size as usize]);
                 Ok(Mark::Done)
             }
             Place::MapKey => {
@@ -315,18 +290,14 @@ impl Serializer {
     fn wide(&mut self, place: Place, bytes: [u8; 16]) -> Result<Mark> {
         match place {
             Place::Field { slot, .. } => {
-                let at = self.struct_bytes.len() as u32;
-                self.struct_bytes.extend_from_slice(&bytes);
+                let at = self.scratch.len() as u32;
+                self.scratch.extend_from_slice(&bytes);
                 self.push_field(slot, 16, 8, FieldValue::Bytes(at));
                 Ok(Mark::Done)
             }
             Place::Elem => {
                 self.elem_kind(VecKind::Inline { size: 16, align: 8 }, "a 128-bit integer")?;
-                self.elems.extend_from_slice(&bytes);
-                Ok(Mark::Done)
-            }
-            Place::Member => {
-                self.member(&bytes, 8);
+                self.scratch.extend_from_slice(&bytes);
                 Ok(Mark::Done)
             }
             Place::MapKey => Err(Error::unsupported("128-bit map keys")),
@@ -335,89 +306,75 @@ impl Serializer {
         }
     }
 
-    #[inline]
-    fn struct_buf(&mut self) -> &mut Vec<u8> {
-        match self.st.target {
-            Target::StructBytes => &mut self.struct_bytes,
-            Target::Elems => &mut self.elems,
-        }
-    }
-
-    /// Appends a member of the open inline struct, aligned to `align` relative to the struct's start.
+    /// Appends a member of the open inline struct `st`, aligned to `align` relative to the struct's start.
     #[inline(always)]
-    fn member(&mut self, bytes: &[u8], align: u8) {
-        if align > self.st.max_align {
-            self.st.max_align = align;
+    fn member(&mut self, st: &mut StructState, bytes: &[u8], align: u8) {
+        if align > st.max_align {
+            st.max_align = align;
         }
-        let start = self.st.start;
-        let buf = match self.st.target {
-            Target::StructBytes => &mut self.struct_bytes,
-            Target::Elems => &mut self.elems,
-        };
+        let rel = self.scratch.len() - st.start;
         let a = align as usize;
-        let rel = buf.len() - start;
         if rel & (a - 1) != 0 {
-            buf.resize(start + ((rel + a - 1) & !(a - 1)), 0);
+            pad_to(&mut self.scratch, st.start + ((rel + a - 1) & !(a - 1)));
         }
-        buf.extend_from_slice(bytes);
+        self.scratch.extend_from_slice(bytes);
     }
 
+    /// Opens an inline struct that is a table field or a vector element.
     #[inline(always)]
     fn open_struct(&mut self, place: Place) -> Result<StructSer<'_>> {
-        let saved = self.st;
-        let target = match place {
-            Place::Member => saved.target,
-            Place::Field { .. } => Target::StructBytes,
-            Place::Elem => Target::Elems,
+        match place {
+            Place::Field { .. } | Place::Elem => {}
             Place::Root => return Err(root_must_be_table("a FlatBuffers struct")),
             Place::Union { .. } => return Err(union_member("a FlatBuffers struct")),
             Place::MapKey => return Err(Error::unsupported("struct map keys (keys must be integers or strings)")),
-        };
-        self.st = StructState { target, start: 0, max_align: 1 };
-        self.st.start = self.struct_buf().len();
-        Ok(StructSer { s: self, place, saved })
+        }
+        let st = StructState { start: self.scratch.len(), max_align: 1 };
+        Ok(StructSer { s: self, place, st })
     }
+}
 
-    #[inline(always)]
-    fn close_struct(&mut self, place: Place, saved: StructState) -> Result<Mark> {
-        let st = self.st;
-        let a = st.max_align as usize;
-        let mut start = st.start;
-        let buf = self.struct_buf();
-        if buf.len() == start {
-            return Err(Error::unsupported("an empty FlatBuffers struct"));
-        }
-        if place == Place::Member {
-            // Move the nested struct up to its alignment, relative to the parent's start.
-            let origin = start - saved.start;
-            let pad = ((origin + a - 1) & !(a - 1)) - origin;
-            if pad > 0 {
-                buf.splice(start..start, std::iter::repeat_n(0u8, pad));
-                start += pad;
-            }
-        }
-        let size = buf.len() - start;
-        let padded = (size + a - 1) & !(a - 1);
-        if padded != size {
-            buf.resize(start + padded, 0);
-        }
-        let result = match place {
-            Place::Member => {
-                let mut parent = saved;
-                parent.max_align = parent.max_align.max(st.max_align);
-                self.st = parent;
-                return Ok(Mark::Done);
-            }
-            Place::Field { slot, .. } => {
-                self.push_field(slot, padded as u32, st.max_align, FieldValue::Bytes(start as u32));
-                Ok(())
-            }
-            Place::Elem => self.elem_kind(VecKind::Inline { size: padded as u32, align: st.max_align }, "a struct"),
-            _ => unreachable!("open_struct rejects other places"),
-        };
-        self.st = saved;
-        result.map(|()| Mark::Done)
+/// Pads `buf` with zeros to `len` bytes (usually fewer than 8 more: member and struct padding). Kept out of
+/// line so that the member writes around it stay small enough to inline into the derived code.
+#[cold]
+#[inline(never)]
+fn pad_to(buf: &mut Vec<u8>, len: usize) {
+    let n = len - buf.len();
+    if n < 8 {
+        buf.extend_from_slice(&[0u8; 8][..n]);
+    } else {
+        buf.resize(len, 0);
     }
+}
+
+/// Rounds the struct `st` (the bytes from its start to the end of `buf`) up to its alignment and returns
+/// its size.
+#[inline(always)]
+fn round_struct(buf: &mut Vec<u8>, st: StructState) -> Result<usize> {
+    let size = buf.len() - st.start;
+    if size == 0 {
+        return Err(empty_struct());
+    }
+    let a = st.max_align as usize;
+    let padded = (size + a - 1) & !(a - 1);
+    if padded != size {
+        pad_to(buf, st.start + padded);
+    }
+    Ok(padded)
+}
+
+#[cold]
+fn empty_struct() -> Error {
+    Error::unsupported("an empty FlatBuffers struct")
+}
+
+/// Moves the nested struct `st` (the bytes from its start to the end of `buf`) up to its alignment relative
+/// to its parent's start: only needed when its first member is less aligned than a later one.
+#[cold]
+#[inline(never)]
+fn shift_nested(buf: &mut Vec<u8>, st: &mut StructState, pad: usize) {
+    buf.splice(st.start..st.start, std::iter::repeat_n(0u8, pad));
+    st.start += pad;
 }
 
 #[cold]
@@ -533,7 +490,6 @@ impl<'a> ser::Serializer for ValueSer<'a> {
     #[inline]
     fn serialize_str(self, v: &str) -> Result<Mark> {
         match self.place {
-            Place::Member => Err(Error::unsupported("a FlatBuffers struct cannot hold a string")),
             Place::Root => Err(root_must_be_table("a string")),
             Place::Union { .. } => Err(union_member("a string")),
             place => {
@@ -550,7 +506,6 @@ impl<'a> ser::Serializer for ValueSer<'a> {
                 self.s.offset(self.place, dist, "a byte vector")
             }
             Place::Elem => Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
-            Place::Member => Err(Error::unsupported("a FlatBuffers struct cannot hold a vector")),
             Place::MapKey => Err(Error::unsupported("byte-string map keys")),
             Place::Root => Err(root_must_be_table("a byte vector")),
             Place::Union { .. } => Err(union_member("a byte vector")),
@@ -561,9 +516,6 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         match self.place {
             Place::Field { .. } => Ok(Mark::Done), // an absent slot
             Place::Elem => Err(Error::unsupported("`None` in a vector (vectors have no absent elements)")),
-            Place::Member => {
-                Err(Error::unsupported("`None` in a FlatBuffers struct (structs have no optional fields)"))
-            }
             Place::MapKey => Err(Error::unsupported("`None` as a map key")),
             Place::Root => Err(root_must_be_table("`None`")),
             Place::Union { .. } => Err(union_member("`None`")),
@@ -577,7 +529,6 @@ impl<'a> ser::Serializer for ValueSer<'a> {
 
     fn serialize_unit(self) -> Result<Mark> {
         match self.place {
-            Place::Member => Err(Error::unsupported("`()` in a FlatBuffers struct")),
             Place::MapKey => Err(Error::unsupported("`()` as a map key")),
             place => {
                 let dist = self.s.empty_table()?;
@@ -630,14 +581,20 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         match self.place {
             Place::Field { .. } => {}
             Place::Elem => return Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
-            Place::Member => return Err(Error::unsupported("a FlatBuffers struct cannot hold a vector")),
             Place::MapKey => return Err(Error::unsupported("vector map keys")),
             Place::Root => return Err(root_must_be_table("a vector")),
             Place::Union { .. } => return Err(union_member("a vector")),
         }
         let s = self.s;
         let saved = std::mem::take(&mut s.vec_kind);
-        Ok(SeqSer { elems_start: s.elems.len(), offsets_start: s.offsets.len(), count: 0, saved, place: self.place, s })
+        Ok(SeqSer {
+            elems_start: s.scratch.len(),
+            offsets_start: s.offsets.len(),
+            count: 0,
+            saved,
+            place: self.place,
+            s,
+        })
     }
 
     fn serialize_tuple(self, _len: usize) -> Result<StructSer<'a>> {
@@ -664,7 +621,6 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         match self.place {
             Place::Field { .. } => {}
             Place::Elem => return Err(Error::unsupported("vectors of maps (a map is a vector of entry tables)")),
-            Place::Member => return Err(Error::unsupported("a FlatBuffers struct cannot hold a map")),
             Place::MapKey => return Err(Error::unsupported("map keys that are maps")),
             Place::Root => {
                 return Err(root_must_be_table("a map (a `#[serde(flatten)]` struct serializes as a map)"));
@@ -677,7 +633,6 @@ impl<'a> ser::Serializer for ValueSer<'a> {
 
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructOrTable<'a>> {
         let inline = match self.place {
-            Place::Member => true,
             Place::MapKey => return Err(Error::unsupported("struct map keys (keys must be integers or strings)")),
             _ => self.s.is_inline(name),
         };
@@ -745,7 +700,7 @@ impl<'a> TableSer<'a> {
         s.enter_table()?;
         Ok(TableSer {
             fields_start: s.fields.len(),
-            bytes_start: s.struct_bytes.len(),
+            bytes_start: s.scratch.len(),
             assigned_start: s.assigned.len(),
             s,
             place,
@@ -755,8 +710,20 @@ impl<'a> TableSer<'a> {
         })
     }
 
-    #[inline]
+    /// The slot of the next field: its position, or its explicit id (`name#N`).
+    #[inline(always)]
     fn slot(&mut self, key: &'static str) -> Result<u16> {
+        // Fast path: a name without a trailing digit has no explicit id.
+        if !self.explicit && self.next_slot <= u32::from(MAX_SLOT) && !key.ends_with(|c: char| c.is_ascii_digit()) {
+            let slot = self.next_slot as u16;
+            self.next_slot += 1;
+            return Ok(slot);
+        }
+        self.slot_slow(key)
+    }
+
+    #[inline(never)]
+    fn slot_slow(&mut self, key: &'static str) -> Result<u16> {
         let id = explicit_id(key);
         let first = self.next_slot == 0 && !self.explicit;
         if first && id.is_some() {
@@ -837,87 +804,143 @@ impl ser::SerializeStructVariant for TableSer<'_> {
     }
 }
 
-/// An inline FlatBuffers struct being built (tuples, tuple structs, arrays, configured named structs).
+/// An inline FlatBuffers struct being built as a table field or vector element (tuples, tuple structs,
+/// arrays, configured named structs).
 #[doc(hidden)]
 pub struct StructSer<'a> {
     s: &'a mut Serializer,
     place: Place,
-    saved: StructState,
+    st: StructState,
 }
 
 impl StructSer<'_> {
-    #[inline]
+    #[inline(always)]
     fn member<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(MemberSer { s: self.s }).map(drop)
+        value.serialize(MemberSer { s: self.s, st: &mut self.st }).map(drop)
     }
 
     #[inline(always)]
     fn finish(self) -> Result<Mark> {
-        self.s.close_struct(self.place, self.saved)
+        let s = self.s;
+        let st = self.st;
+        let size = round_struct(&mut s.scratch, st)?;
+        match self.place {
+            Place::Field { slot, .. } => {
+                s.push_field(slot, size as u32, st.max_align, FieldValue::Bytes(st.start as u32));
+            }
+            _ => s.elem_kind(VecKind::Inline { size: size as u32, align: st.max_align }, "a struct")?,
+        }
+        Ok(Mark::Done)
     }
 }
 
-impl ser::SerializeTuple for StructSer<'_> {
-    type Ok = Mark;
-    type Error = Error;
+/// A FlatBuffers struct nested in another one.
+#[doc(hidden)]
+pub struct NestedSer<'a> {
+    s: &'a mut Serializer,
+    parent: &'a mut StructState,
+    st: StructState,
+}
 
-    #[inline]
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.member(value)
+impl NestedSer<'_> {
+    #[inline(always)]
+    fn member<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(MemberSer { s: self.s, st: &mut self.st }).map(drop)
     }
 
-    #[inline]
-    fn end(self) -> Result<Mark> {
-        self.finish()
+    #[inline(always)]
+    fn finish(self) -> Result<Mark> {
+        let buf = &mut self.s.scratch;
+        let mut st = self.st;
+        if buf.len() == st.start {
+            return Err(empty_struct());
+        }
+        let a = st.max_align as usize;
+        let origin = st.start - self.parent.start;
+        let pad = ((origin + a - 1) & !(a - 1)) - origin;
+        if pad > 0 {
+            shift_nested(buf, &mut st, pad);
+        }
+        round_struct(buf, st)?;
+        if st.max_align > self.parent.max_align {
+            self.parent.max_align = st.max_align;
+        }
+        Ok(Mark::Done)
     }
 }
 
-impl ser::SerializeTupleStruct for StructSer<'_> {
-    type Ok = Mark;
-    type Error = Error;
+macro_rules! struct_impls {
+    ($($ty:ident),*) => {$(
+        impl ser::SerializeTuple for $ty<'_> {
+            type Ok = Mark;
+            type Error = Error;
 
-    #[inline]
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.member(value)
-    }
+            #[inline(always)]
+            fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+                self.member(value)
+            }
 
-    fn end(self) -> Result<Mark> {
-        self.finish()
-    }
+            #[inline(always)]
+            fn end(self) -> Result<Mark> {
+                self.finish()
+            }
+        }
+
+        impl ser::SerializeTupleStruct for $ty<'_> {
+            type Ok = Mark;
+            type Error = Error;
+
+            #[inline(always)]
+            fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+                self.member(value)
+            }
+
+            #[inline(always)]
+            fn end(self) -> Result<Mark> {
+                self.finish()
+            }
+        }
+
+        impl ser::SerializeStruct for $ty<'_> {
+            type Ok = Mark;
+            type Error = Error;
+
+            #[inline(always)]
+            fn serialize_field<T: ?Sized + Serialize>(&mut self, _key: &'static str, value: &T) -> Result<()> {
+                self.member(value)
+            }
+
+            fn skip_field(&mut self, key: &'static str) -> Result<()> {
+                Err(skip_in_struct(key))
+            }
+
+            #[inline(always)]
+            fn end(self) -> Result<Mark> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStruct for StructSer<'_> {
-    type Ok = Mark;
-    type Error = Error;
+struct_impls!(StructSer, NestedSer);
 
-    #[inline]
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, _key: &'static str, value: &T) -> Result<()> {
-        self.member(value)
-    }
-
-    fn skip_field(&mut self, key: &'static str) -> Result<()> {
-        Err(Error::unsupported(format!(
-            "skipping field `{key}` of a FlatBuffers struct (structs have no optional fields)"
-        )))
-    }
-
-    #[inline]
-    fn end(self) -> Result<Mark> {
-        self.finish()
-    }
+#[cold]
+fn skip_in_struct(key: &str) -> Error {
+    Error::unsupported(format!("skipping field `{key}` of a FlatBuffers struct (structs have no optional fields)"))
 }
 
 /// Serializes a member of the open inline struct: the hot path of struct-heavy data (meshes), kept free
 /// of the place dispatch of [`ValueSer`] so that a whole struct inlines into a few stores.
 pub(crate) struct MemberSer<'a> {
     s: &'a mut Serializer,
+    st: &'a mut StructState,
 }
 
 macro_rules! member_scalars {
     ($($method:ident: $ty:ty => |$v:ident| $bytes:expr, $align:expr;)*) => {$(
-        #[inline]
+        #[inline(always)]
         fn $method(self, $v: $ty) -> Result<Mark> {
-            self.s.member(&$bytes, $align);
+            self.s.member(self.st, &$bytes, $align);
             Ok(Mark::Done)
         }
     )*};
@@ -932,11 +955,11 @@ impl<'a> ser::Serializer for MemberSer<'a> {
     type Ok = Mark;
     type Error = Error;
     type SerializeSeq = ser::Impossible<Mark, Error>;
-    type SerializeTuple = StructSer<'a>;
-    type SerializeTupleStruct = StructSer<'a>;
+    type SerializeTuple = NestedSer<'a>;
+    type SerializeTupleStruct = NestedSer<'a>;
     type SerializeTupleVariant = ser::Impossible<Mark, Error>;
     type SerializeMap = ser::Impossible<Mark, Error>;
-    type SerializeStruct = StructSer<'a>;
+    type SerializeStruct = NestedSer<'a>;
     type SerializeStructVariant = ser::Impossible<Mark, Error>;
 
     fn is_human_readable(&self) -> bool {
@@ -972,7 +995,7 @@ impl<'a> ser::Serializer for MemberSer<'a> {
         Err(not_in_struct("`None` (structs have no optional fields)"))
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Mark> {
         value.serialize(self)
     }
@@ -985,15 +1008,16 @@ impl<'a> ser::Serializer for MemberSer<'a> {
         Err(not_in_struct("a unit struct"))
     }
 
+    #[inline]
     fn serialize_unit_variant(self, name: &'static str, variant_index: u32, _variant: &'static str) -> Result<Mark> {
-        let index = u8::try_from(variant_index).map_err(|_| {
-            Error::unsupported(format!("enum `{name}` has more than 256 variants; use serde_repr for a wider integer"))
-        })?;
-        self.s.member(&[index], 1);
+        let Ok(index) = u8::try_from(variant_index) else {
+            return Err(too_many_variants(name));
+        };
+        self.s.member(self.st, &[index], 1);
         Ok(Mark::Done)
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _name: &'static str, value: &T) -> Result<Mark> {
         value.serialize(self)
     }
@@ -1012,14 +1036,14 @@ impl<'a> ser::Serializer for MemberSer<'a> {
         Err(not_in_struct("a vector"))
     }
 
-    #[inline]
-    fn serialize_tuple(self, _len: usize) -> Result<StructSer<'a>> {
-        self.s.open_struct(Place::Member)
+    #[inline(always)]
+    fn serialize_tuple(self, _len: usize) -> Result<NestedSer<'a>> {
+        Ok(self.nested())
     }
 
-    #[inline]
-    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<StructSer<'a>> {
-        self.s.open_struct(Place::Member)
+    #[inline(always)]
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<NestedSer<'a>> {
+        Ok(self.nested())
     }
 
     fn serialize_tuple_variant(
@@ -1036,9 +1060,9 @@ impl<'a> ser::Serializer for MemberSer<'a> {
         Err(not_in_struct("a map"))
     }
 
-    #[inline]
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<StructSer<'a>> {
-        self.s.open_struct(Place::Member)
+    #[inline(always)]
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<NestedSer<'a>> {
+        Ok(self.nested())
     }
 
     fn serialize_struct_variant(
@@ -1050,6 +1074,19 @@ impl<'a> ser::Serializer for MemberSer<'a> {
     ) -> Result<Self::SerializeStructVariant> {
         Err(not_in_struct(&format!("a union (`{name}`)")))
     }
+}
+
+impl<'a> MemberSer<'a> {
+    #[inline(always)]
+    fn nested(self) -> NestedSer<'a> {
+        let st = StructState { start: self.s.scratch.len(), max_align: 1 };
+        NestedSer { s: self.s, parent: self.st, st }
+    }
+}
+
+#[cold]
+fn too_many_variants(name: &str) -> Error {
+    Error::unsupported(format!("enum `{name}` has more than 256 variants; use serde_repr for a wider integer"))
 }
 
 /// A named struct: a table, or an inline struct when configured so.
@@ -1065,7 +1102,7 @@ impl ser::SerializeStruct for StructOrTable<'_> {
     type Ok = Mark;
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
         match self {
             StructOrTable::Table(t) => ser::SerializeStruct::serialize_field(t, key, value),
@@ -1076,13 +1113,11 @@ impl ser::SerializeStruct for StructOrTable<'_> {
     fn skip_field(&mut self, key: &'static str) -> Result<()> {
         match self {
             StructOrTable::Table(t) => ser::SerializeStruct::skip_field(t, key),
-            StructOrTable::Struct(_) => Err(Error::unsupported(format!(
-                "skipping field `{key}` of a FlatBuffers struct (structs have no optional fields)"
-            ))),
+            StructOrTable::Struct(_) => Err(skip_in_struct(key)),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn end(self) -> Result<Mark> {
         match self {
             StructOrTable::Table(t) => t.finish(),
@@ -1119,11 +1154,11 @@ impl ser::SerializeSeq for SeqSer<'_> {
             // element area's alignment, so give it the largest one any element type needs.
             VecKind::Empty => s.b.inline_vector(&[], 0, 8)?,
             VecKind::Inline { align, .. } => {
-                s.b.inline_vector(&s.elems[self.elems_start..], self.count, align as usize)?
+                s.b.inline_vector(&s.scratch[self.elems_start..], self.count, align as usize)?
             }
             VecKind::Offset => s.b.offset_vector(&s.offsets[self.offsets_start..])?,
         };
-        s.elems.truncate(self.elems_start);
+        s.scratch.truncate(self.elems_start);
         s.offsets.truncate(self.offsets_start);
         s.vec_kind = self.saved;
         s.offset(self.place, dist, "a vector")
@@ -1147,7 +1182,7 @@ impl ser::SerializeMap for MapSer<'_> {
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         self.s.enter_table()?;
-        self.entry = (self.s.fields.len(), self.s.struct_bytes.len());
+        self.entry = (self.s.fields.len(), self.s.scratch.len());
         let keys = self.s.keys.len();
         key.serialize(ValueSer { s: self.s, place: Place::MapKey })?;
         if self.s.keys.len() != keys + 1 {

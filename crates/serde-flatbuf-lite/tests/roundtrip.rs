@@ -84,6 +84,30 @@ fn identical_vtables_are_written_once() {
     assert_eq!(from_slice::<Holder>(&bytes).unwrap(), v);
 }
 
+/// Regression for the writer's two vtable buffers (short ones on the stack, long ones on the heap): a
+/// 90-byte vtable (slot 42) is written whole, shared by identical tables, and read back.
+#[test]
+fn long_vtables_are_written_whole_and_shared() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Far {
+        #[serde(rename = "a#0")]
+        a: u8,
+        #[serde(rename = "z#42")]
+        z: u32,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Holder {
+        items: Vec<Far>,
+    }
+    let v = Holder { items: (0..3).map(|i| Far { a: i as u8, z: 1000 + i }).collect() };
+    let bytes = to_vec(&v).unwrap();
+    // The vtable header: its length (4 + 2 * 43 slots) and the table's inline size (soffset, u32, u8, pad).
+    let header = [90u8, 0, 12, 0];
+    let count = bytes.windows(4).filter(|w| *w == header).count();
+    assert_eq!(count, 1, "{}", testkit::hex::dump(&bytes));
+    assert_eq!(from_slice::<Holder>(&bytes).unwrap(), v);
+}
+
 #[test]
 fn reused_serializer_gives_identical_buffers() {
     let mut ser = Serializer::with_options(monster_opts());
