@@ -10,8 +10,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod anchors;
-pub mod kiprop;
 pub mod flatbuf;
+pub mod kiprop;
 pub mod report;
 
 use serde::{Deserialize, Serialize};

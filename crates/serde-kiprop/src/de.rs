@@ -8,7 +8,7 @@ use serde_core::forward_to_deserialize_any;
 
 use crate::codec::{BitCursor, Eof, Leaf, Prim, Scalar};
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::{Options, serializer_flags};
+use crate::options::{Inclusion, Options, serializer_flags};
 use crate::schema::{ClassDef, EnumDef, Kind, PropertyDef, TypeList, flags};
 use crate::types::{MARKER, marker_kind};
 
@@ -55,12 +55,12 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     input: I,
     cur: BitCursor,
     types: &'t TypeList,
-    opts: Options,
     shallow: bool,
     compact: bool,
     string_enums: bool,
     forbid_delta: bool,
     skip_unknown: bool,
+    incl: Inclusion,
     depth: u32,
     /// Set when a deep property's value was ignored (so its size is not checked but skipped).
     ignored: bool,
@@ -87,9 +87,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             string_enums: opts.string_enums(),
             forbid_delta: opts.flags & serializer_flags::FORBID_DELTA_ENCODE != 0,
             skip_unknown: opts.skip_unknown && !opts.shallow,
+            incl: opts.inclusion(),
             depth: opts.recursion_limit,
             ignored: false,
-            opts,
             _de: PhantomData,
         }
     }
@@ -126,6 +126,12 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u32> {
         let r = self.cur.read_bits(self.input.data(), n);
+        r.map_err(|Eof| self.eof())
+    }
+
+    #[inline(always)]
+    fn bool(&mut self) -> Result<bool> {
+        let r = self.cur.read_bool(self.input.data());
         r.map_err(|Eof| self.eof())
     }
 
@@ -877,12 +883,12 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             let props = &self.class.props;
             while let Some(prop) = props.get(self.idx) {
                 self.idx += 1;
-                if !d.opts.includes(prop.flags) {
+                if !d.incl.test(prop.flags) {
                     continue;
                 }
                 let mut presence = false;
                 if prop.has(flags::DELTA_ENCODE) {
-                    if d.bits(1)? == 0 {
+                    if !d.bool()? {
                         if d.forbid_delta {
                             return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
                         }
