@@ -318,7 +318,12 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     }
 
     /// Starts reading the properties of an object whose tag was read.
-    fn object_body(&mut self, class: &'t ClassDef, header: bool) -> Result<ObjectAccess<'_, 'de, 't, I>> {
+    fn object_body(
+        &mut self,
+        class: &'t ClassDef,
+        header: bool,
+        fields: &'static [&'static str],
+    ) -> Result<ObjectAccess<'_, 'de, 't, I>> {
         self.enter()?;
         let end = if self.shallow {
             0
@@ -335,13 +340,21 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             }
             end
         };
-        Ok(ObjectAccess { d: self, class, end, idx: 0, header: if header { 0 } else { 4 }, pending: None, done: false })
+        let header = if header { 0 } else { 4 };
+        let by_index = class.fields_are_props(fields);
+        Ok(ObjectAccess { d: self, class, end, idx: 0, header, by_index, pending: None, done: false })
     }
 
     /// Reads an object (tag + body) and lets the visitor see its properties.
-    fn object<V: Visitor<'de>>(&mut self, slot: DSlot<'t>, v: V, header: bool) -> Result<V::Value> {
+    fn object<V: Visitor<'de>>(
+        &mut self,
+        slot: DSlot<'t>,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+    ) -> Result<V::Value> {
         match self.read_tag(&slot)? {
-            Some(class) => self.visit_object(class, v, header),
+            Some(class) => self.visit_object(class, v, header, fields),
             None if header => v.visit_unit(),
             None => Err(self.err(ErrorKind::Mismatch {
                 field: slot.name().to_owned(),
@@ -350,8 +363,16 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         }
     }
 
-    fn visit_object<V: Visitor<'de>>(&mut self, class: &'t ClassDef, v: V, header: bool) -> Result<V::Value> {
-        let mut access = self.object_body(class, header)?;
+    /// Lets the visitor see an object's properties. `fields` are the serde struct's (keys go by
+    /// index when they are the class's properties), or empty.
+    fn visit_object<V: Visitor<'de>>(
+        &mut self,
+        class: &'t ClassDef,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+    ) -> Result<V::Value> {
+        let mut access = self.object_body(class, header, fields)?;
         let value = v.visit_map(&mut access)?;
         access.finish()?;
         Ok(value)
@@ -484,7 +505,7 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.display_fields(), i: 0 })
             }
             Kind::Enum => v.visit_u64(self.d.read_enum(&slot)?.into()),
-            Kind::Object(_) => self.d.object(slot, v, true),
+            Kind::Object(_) => self.d.object(slot, v, true, &[]),
             Kind::Auto => Err(self.mismatch("any value (a self-describing read needs the property's type)")),
         }
     }
@@ -707,7 +728,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value> {
         let mut slot = self.slot;
@@ -724,7 +745,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 let wire = self.d.read_leaf(leaf)?;
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.fields(), i: 0 })
             }
-            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false),
+            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields),
             _ => Err(self.mismatch("a struct")),
         }
     }
@@ -742,6 +763,10 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         match slot.kind {
             Kind::Enum => {
                 let value = self.d.read_enum(&slot)?;
+                if (value as usize) < variants.len() && slot.prop.is_some_and(|p| p.variants_are_options(variants)) {
+                    // Option value `i` is variant `i`: serde takes the index.
+                    return v.visit_enum(de::value::U32Deserializer::<Error>::new(value));
+                }
                 match self.d.enum_name(&slot, value)? {
                     std::borrow::Cow::Borrowed(n) => v.visit_enum(de::value::StrDeserializer::<Error>::new(n)),
                     std::borrow::Cow::Owned(n) => v.visit_enum(n.into_deserializer()),
@@ -870,6 +895,8 @@ struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
     idx: usize,
     /// 0/1: the `$__type` key/value next, 2/3: `$__hash`, 4: properties.
     header: u8,
+    /// Keys are property indices (the serde struct's fields are the properties).
+    by_index: bool,
     /// The property whose value comes next (deep: and where it ends).
     pending: Option<(DSlot<'t>, u64)>,
     done: bool,
@@ -877,31 +904,43 @@ struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
 
 impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     /// Finds the next property; `None` at the end of the object.
+    #[inline(always)]
     fn next_property(&mut self) -> Result<Option<&'t str>> {
+        if self.d.shallow { self.next_shallow() } else { self.next_deep() }
+    }
+
+    /// [`next_property`](Self::next_property) in shallow mode: the next included property in id order.
+    #[inline(always)]
+    fn next_shallow(&mut self) -> Result<Option<&'t str>> {
         let d = &mut *self.d;
-        if d.shallow {
-            let props = &self.class.props;
-            while let Some(prop) = props.get(self.idx) {
-                self.idx += 1;
-                if !d.incl.test(prop.flags) {
+        let props = &self.class.props;
+        while let Some(prop) = props.get(self.idx) {
+            self.idx += 1;
+            if !d.incl.test(prop.flags) {
+                continue;
+            }
+            let mut presence = false;
+            if prop.has(flags::DELTA_ENCODE) {
+                if !d.bool()? {
+                    if d.forbid_delta {
+                        return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
+                    }
                     continue;
                 }
-                let mut presence = false;
-                if prop.has(flags::DELTA_ENCODE) {
-                    if !d.bool()? {
-                        if d.forbid_delta {
-                            return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
-                        }
-                        continue;
-                    }
-                    presence = true;
-                }
-                let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence };
-                self.pending = Some((slot, 0));
-                return Ok(Some(prop.name.as_str()));
+                presence = true;
             }
-            return Ok(None);
+            let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence };
+            self.pending = Some((slot, 0));
+            return Ok(Some(prop.name.as_str()));
         }
+        Ok(None)
+    }
+
+    /// [`next_property`](Self::next_property) in deep mode: the next property header, skipping
+    /// unknown properties when asked to.
+    #[inline]
+    fn next_deep(&mut self) -> Result<Option<&'t str>> {
+        let d = &mut *self.d;
         loop {
             let start = d.pos();
             if start >= self.end {
@@ -992,6 +1031,10 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
             _ => {}
         }
         match self.next_property()? {
+            // (`next_property` leaves `idx` just past the property it found.)
+            Some(_) if self.by_index => {
+                seed.deserialize(de::value::U64Deserializer::<Error>::new(self.idx as u64 - 1)).map(Some)
+            }
             Some(name) => seed.deserialize(de::value::StrDeserializer::<Error>::new(name)).map(Some),
             None => {
                 self.done = true;
@@ -1043,7 +1086,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
                 }));
             }
         };
-        let mut acc = self.d.object_body(class, false)?;
+        let mut acc = self.d.object_body(class, false, &[])?;
         let key = match acc.next_property()? {
             Some(_) if acc.idx == 1 => acc.value(seed)?,
             _ => return Err(Error::mismatch(&class.name, "the key property first")),
@@ -1054,8 +1097,16 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let (end, idx) = self.saved.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
-        let mut acc =
-            ObjectAccess { d: &mut *self.d, class: self.class, end, idx, header: 4, pending: None, done: false };
+        let mut acc = ObjectAccess {
+            d: &mut *self.d,
+            class: self.class,
+            end,
+            idx,
+            header: 4,
+            by_index: false,
+            pending: None,
+            done: false,
+        };
         let value = match acc.next_property()? {
             Some(_) if acc.idx == 2 => acc.value(seed)?,
             _ => return Err(Error::mismatch(&self.class.name, "the value property second")),
@@ -1221,8 +1272,8 @@ impl<'de, I: Input<'de>> de::VariantAccess<'de> for ClassEnum<'_, 'de, '_, I> {
         Err(Error::new(ErrorKind::Unsupported("tuple variants")))
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], v: V) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, false)
+    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value> {
+        self.d.visit_object(self.class, v, false, fields)
     }
 }
 
@@ -1240,16 +1291,16 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, true)
+        self.d.visit_object(self.class, v, true, &[])
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, false)
+        self.d.visit_object(self.class, v, false, fields)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value> {

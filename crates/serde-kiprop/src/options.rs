@@ -321,6 +321,10 @@ pub(crate) fn unframe<'a>(input: &'a [u8], opts: &Options) -> Result<(Body<'a>, 
 
 /// Wraps an encoded object stream (written with `flags`) into its framing.
 pub(crate) fn frame(object: Vec<u8>, flags: u32, opts: &Options) -> Vec<u8> {
+    if !opts.bind_file && flags & (STATEFUL_FLAGS | WITH_COMPRESSION) == 0 && !opts.manual_compression {
+        // Nothing to add: the object stream is the output (no copy).
+        return object;
+    }
     let mut out = Vec::with_capacity(object.len() + 13);
     if opts.bind_file {
         out.extend_from_slice(&BIND_MAGIC);

@@ -163,7 +163,7 @@ fn fits(prim: Prim, v: Scalar) -> bool {
 
 impl<'t> Serializer<'t> {
     /// Writes what precedes a value: the presence bit and the deep property header.
-    #[inline]
+    #[inline(always)]
     fn open(&mut self, slot: &Slot<'t>, type_name: Option<&str>) -> Result<Option<Patch>> {
         if slot.is(sf::PRESENCE) {
             self.w.write_bool(true);
@@ -171,6 +171,12 @@ impl<'t> Serializer<'t> {
         if !slot.is(sf::HEADER) {
             return Ok(None);
         }
+        self.open_header(slot, type_name)
+    }
+
+    /// [`open`](Self::open)'s deep property header (size placeholder + hash).
+    #[inline(never)]
+    fn open_header(&mut self, slot: &Slot<'t>, type_name: Option<&str>) -> Result<Option<Patch>> {
         let prop = match slot.prop {
             Some(p) => p,
             None => return Ok(None),
@@ -257,8 +263,7 @@ impl<'t> Serializer<'t> {
             _ => return Err(Error::mismatch(slot.name(), format!("an enum value, got {v:?}"))),
         };
         if self.string_enums {
-            let def = slot.enum_def().cloned().unwrap_or_default();
-            let text = def.format(value).ok_or_else(|| {
+            let text = slot.enum_def().and_then(|d| d.format(value)).ok_or_else(|| {
                 Error::new(ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: value.to_string() })
             })?;
             let patch = self.open(&slot, None)?;
@@ -898,12 +903,10 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     #[inline]
     fn serialize_unit_variant(self, _name: &'static str, i: u32, variant: &'static str) -> Result<()> {
         match self.slot.kind {
-            Kind::Enum if !self.s.string_enums => {
-                match self.slot.enum_def().and_then(|d| d.value_of_variant(i, variant)) {
-                    Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
-                    None => self.s.string(self.slot, variant),
-                }
-            }
+            Kind::Enum if !self.s.string_enums => match self.slot.prop.and_then(|p| p.variant_value(i, variant)) {
+                Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
+                None => self.s.string(self.slot, variant),
+            },
             Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(self.slot, variant),
             _ => Err(mismatch(&self.slot, "a unit variant")),
         }
