@@ -286,17 +286,23 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     }
 
     /// Reads a type tag. `Ok(None)` is a null pointer or (deep, skipping) a skipped unknown object.
+    #[inline(always)]
     fn read_tag(&mut self, slot: &DSlot<'t>) -> Result<Option<&'t ClassDef>> {
         let tag = self.u32()?;
-        if tag == 0 {
-            return if slot.root { Err(self.err(ErrorKind::NullRoot)) } else { Ok(None) };
-        }
         // The declared class is the usual one: no map lookup.
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = self.types.get(expected);
-            if c.hash == tag {
+            if c.hash == tag && tag != 0 {
                 return Ok(Some(c));
             }
+        }
+        self.read_tag_slow(slot, tag)
+    }
+
+    #[inline(never)]
+    fn read_tag_slow(&mut self, slot: &DSlot<'t>, tag: u32) -> Result<Option<&'t ClassDef>> {
+        if tag == 0 {
+            return if slot.root { Err(self.err(ErrorKind::NullRoot)) } else { Ok(None) };
         }
         match self.types.index_of_hash(tag) {
             Some(i) => Ok(Some(self.types.get(i))),
@@ -318,6 +324,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     }
 
     /// Starts reading the properties of an object whose tag was read.
+    #[inline(always)]
     fn object_body(
         &mut self,
         class: &'t ClassDef,
@@ -332,20 +339,38 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             let size = u64::from(self.u32()?);
             let end = size_pos + size;
             if size < 32 || end > self.input.data().len() as u64 * 8 {
-                return Err(self.err(ErrorKind::ObjectSizeMismatch {
-                    class: class.name.clone(),
-                    expected: size,
-                    actual: self.cur.remaining_bits(self.input.data()) + 32,
-                }));
+                return Err(self.object_size_error(class, size));
             }
             end
         };
         let header = if header { 0 } else { 4 };
         let by_index = class.fields_are_props(fields);
-        Ok(ObjectAccess { d: self, class, end, idx: 0, header, by_index, pending: None, done: false })
+        Ok(ObjectAccess {
+            d: self,
+            class,
+            end,
+            idx: 0,
+            header,
+            by_index,
+            pending: None,
+            presence: false,
+            pending_kind: Kind::Auto,
+            prop_end: 0,
+            done: false,
+        })
+    }
+
+    #[cold]
+    fn object_size_error(&self, class: &ClassDef, size: u64) -> Error {
+        self.err(ErrorKind::ObjectSizeMismatch {
+            class: class.name.clone(),
+            expected: size,
+            actual: self.cur.remaining_bits(self.input.data()) + 32,
+        })
     }
 
     /// Reads an object (tag + body) and lets the visitor see its properties.
+    #[inline(always)]
     fn object<V: Visitor<'de>>(
         &mut self,
         slot: DSlot<'t>,
@@ -365,6 +390,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
 
     /// Lets the visitor see an object's properties. `fields` are the serde struct's (keys go by
     /// index when they are the class's properties), or empty.
+    #[inline(always)]
     fn visit_object<V: Visitor<'de>>(
         &mut self,
         class: &'t ClassDef,
@@ -897,8 +923,15 @@ struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
     header: u8,
     /// Keys are property indices (the serde struct's fields are the properties).
     by_index: bool,
-    /// The property whose value comes next (deep: and where it ends).
-    pending: Option<(DSlot<'t>, u64)>,
+    /// The property whose value comes next. (Kept as separate plain fields, not an
+    /// `Option<(DSlot, u64)>`: a value written field by field and read back whole stalls the CPU's
+    /// store forwarding on every property.)
+    pending: Option<&'t PropertyDef>,
+    /// Shallow: the presence bit of the pending property was read (its `Option` layer is it).
+    presence: bool,
+    /// Deep: the pending property's encoding (from its tag) and where it ends.
+    pending_kind: Kind,
+    prop_end: u64,
     done: bool,
 }
 
@@ -929,8 +962,8 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                 }
                 presence = true;
             }
-            let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence };
-            self.pending = Some((slot, 0));
+            self.pending = Some(prop);
+            self.presence = presence;
             return Ok(Some(prop.name.as_str()));
         }
         Ok(None)
@@ -967,8 +1000,9 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                 Some(ts) => {
                     let prop = &self.class.props[ts.prop as usize];
                     self.idx = ts.prop as usize + 1;
-                    let slot = DSlot { prop: Some(prop), kind: ts.kind, root: false, element: false, presence: false };
-                    self.pending = Some((slot, prop_end));
+                    self.pending = Some(prop);
+                    self.pending_kind = ts.kind;
+                    self.prop_end = prop_end;
                     return Ok(Some(prop.name.as_str()));
                 }
                 None if d.skip_unknown => d.seek(prop_end)?,
@@ -980,37 +1014,54 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     }
 
     /// Consumes what the visitor did not read.
+    #[inline(always)]
     fn finish(&mut self) -> Result<()> {
         if !self.done {
-            while self.next_property()?.is_some() {
-                self.value(std::marker::PhantomData::<de::IgnoredAny>)?;
-            }
-            self.done = true;
+            self.skip_rest()?;
         }
         self.d.leave();
         Ok(())
     }
 
+    #[inline(never)]
+    fn skip_rest(&mut self) -> Result<()> {
+        while self.next_property()?.is_some() {
+            self.value(std::marker::PhantomData::<de::IgnoredAny>)?;
+        }
+        self.done = true;
+        Ok(())
+    }
+
+    #[inline(always)]
     fn value<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
-        let (slot, prop_end) =
-            self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
+        let prop = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
+        let shallow = self.d.shallow;
+        let (kind, presence) = if shallow { (prop.kind, self.presence) } else { (self.pending_kind, false) };
+        let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence };
         let v = seed.deserialize(ValueDe { d: &mut *self.d, slot })?;
-        if !self.d.shallow {
-            let at = self.d.pos();
-            if at != prop_end {
-                if self.d.ignored {
-                    self.d.seek(prop_end)?;
-                } else {
-                    return Err(self.d.err(ErrorKind::PropertySizeMismatch {
-                        property: format!("{}::{}", self.class.name, slot.name()),
-                        expected: prop_end,
-                        actual: at,
-                    }));
-                }
-            }
-            self.d.ignored = false;
+        if !shallow && (self.d.pos() != self.prop_end || self.d.ignored) {
+            self.end_deep_property(&slot, self.prop_end)?;
         }
         Ok(v)
+    }
+
+    /// After a deep property's value: skips what an ignored value left, or reports a size mismatch.
+    #[inline(never)]
+    fn end_deep_property(&mut self, slot: &DSlot<'t>, prop_end: u64) -> Result<()> {
+        let at = self.d.pos();
+        if at != prop_end {
+            if self.d.ignored {
+                self.d.seek(prop_end)?;
+            } else {
+                return Err(self.d.err(ErrorKind::PropertySizeMismatch {
+                    property: format!("{}::{}", self.class.name, slot.name()),
+                    expected: prop_end,
+                    actual: at,
+                }));
+            }
+        }
+        self.d.ignored = false;
+        Ok(())
     }
 }
 
@@ -1105,6 +1156,9 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
             header: 4,
             by_index: false,
             pending: None,
+            presence: false,
+            pending_kind: Kind::Auto,
+            prop_end: 0,
             done: false,
         };
         let value = match acc.next_property()? {

@@ -313,21 +313,21 @@ impl<'t> Serializer<'t> {
         Ok(())
     }
 
-    fn string(&mut self, slot: Slot<'t>, s: &str) -> Result<()> {
+    fn string(&mut self, slot: &Slot<'t>, s: &str) -> Result<()> {
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p @ (Prim::Str | Prim::WStr)) => (p, None),
             Kind::Auto => (Prim::Str, Some("std::string")),
-            Kind::Enum => return self.enum_name(slot, s),
-            _ => return Err(mismatch(&slot, "a string")),
+            Kind::Enum => return self.enum_name(*slot, s),
+            _ => return Err(mismatch(slot, "a string")),
         };
         if slot.is(sf::CONTAINER) {
-            return Err(mismatch(&slot, "a single string for a container property"));
+            return Err(mismatch(slot, "a single string for a container property"));
         }
         if prim == Prim::WStr {
             let mut units = std::mem::take(&mut self.utf16);
             units.clear();
             units.extend(s.encode_utf16());
-            let r = self.check_len(units.len(), true).and_then(|()| self.open(&slot, type_name));
+            let r = self.check_len(units.len(), true).and_then(|()| self.open(slot, type_name));
             let r = r.map(|patch| {
                 self.w.write_wstring(&units, self.compact);
                 self.close(patch);
@@ -336,7 +336,7 @@ impl<'t> Serializer<'t> {
             return r;
         }
         self.check_len(s.len(), true)?;
-        let patch = self.open(&slot, type_name)?;
+        let patch = self.open(slot, type_name)?;
         self.w.write_string(s.as_bytes(), self.compact);
         self.close(patch);
         Ok(())
@@ -402,6 +402,7 @@ impl<'t> Serializer<'t> {
         }
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> Result<()> {
         if self.depth == 0 {
             return Err(Error::new(ErrorKind::RecursionLimit));
@@ -411,7 +412,7 @@ impl<'t> Serializer<'t> {
     }
 
     /// The class of a serde struct name, remembering the match by the name's address.
-    #[inline]
+    #[inline(always)]
     fn resolve_static(&self, name: &'static str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = self.types.get(expected);
@@ -419,6 +420,11 @@ impl<'t> Serializer<'t> {
                 return Ok(c);
             }
         }
+        self.resolve_static_slow(name, slot, variant)
+    }
+
+    #[inline(never)]
+    fn resolve_static_slow(&self, name: &'static str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
         let c = self.resolve_class(name, slot, variant)?;
         if c.name == name || c.name.strip_prefix("class ") == Some(name) {
             c.rust_name.remember(name);
@@ -447,10 +453,10 @@ impl<'t> Serializer<'t> {
     }
 
     /// Starts an object: type tag, and in deep mode a size placeholder.
-    #[inline]
-    fn begin_object(&mut self, slot: Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
+    #[inline(always)]
+    fn begin_object(&mut self, slot: &Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
         if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
-            return self.begin_object_slow(slot, class);
+            return self.begin_object_slow(*slot, class);
         }
         self.enter()?;
         let size_pos = if self.shallow {
@@ -592,7 +598,7 @@ impl<'t> Serializer<'t> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
         if self.shallow {
             if st.cursor < st.class.props.len() || !st.buffered.is_empty() {
@@ -867,11 +873,11 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     }
     fn serialize_char(self, v: char) -> Result<()> {
         let mut buf = [0u8; 4];
-        self.s.string(self.slot, v.encode_utf8(&mut buf))
+        self.s.string(&self.slot, v.encode_utf8(&mut buf))
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
-        self.s.string(self.slot, v)
+        self.s.string(&self.slot, v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         self.s.bytes(self.slot, v)
@@ -905,9 +911,9 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
         match self.slot.kind {
             Kind::Enum if !self.s.string_enums => match self.slot.prop.and_then(|p| p.variant_value(i, variant)) {
                 Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
-                None => self.s.string(self.slot, variant),
+                None => self.s.string(&self.slot, variant),
             },
-            Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(self.slot, variant),
+            Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(&self.slot, variant),
             _ => Err(mismatch(&self.slot, "a unit variant")),
         }
     }
@@ -977,23 +983,18 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
             _ => Err(mismatch(&self.slot, "a map")),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructSer<'a, 't>> {
-        let mut slot = self.slot;
-        if name.starts_with(MARKER) && slot.kind == Kind::Auto {
-            if let Some((Kind::Leaf(leaf), type_name)) = marker_kind(name) {
-                slot.kind = Kind::Leaf(leaf);
-                slot.auto_type = auto_type_code(type_name);
-            }
-        }
+        // (The slot is read in place, field by field, not copied: the caller has just written it
+        // field by field, and a whole-struct load of those stores stalls store forwarding.)
+        let slot = &self.slot;
         match slot.kind {
-            Kind::Leaf(leaf) => Ok(StructSer(StructInner::Leaf(LeafSer::new(self.s, slot, leaf)?))),
-            Kind::Object(_) | Kind::Auto => {
-                let class = self.s.resolve_static(name, &slot, self.variant)?;
+            Kind::Object(_) => {
+                let class = self.s.resolve_static(name, slot, self.variant)?;
                 let state = self.s.begin_object(slot, class)?;
                 Ok(StructSer(StructInner::Object(self.s, state)))
             }
-            _ => Err(mismatch(&slot, "a struct")),
+            _ => self.struct_other(name),
         }
     }
     fn serialize_struct_variant(
@@ -1008,6 +1009,26 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
 }
 
 impl<'a, 't> ValueSer<'a, 't> {
+    /// [`serialize_struct`](ser::Serializer::serialize_struct) for leaf and untyped slots.
+    fn struct_other(self, name: &'static str) -> Result<StructSer<'a, 't>> {
+        let mut slot = self.slot;
+        if name.starts_with(MARKER) && slot.kind == Kind::Auto {
+            if let Some((Kind::Leaf(leaf), type_name)) = marker_kind(name) {
+                slot.kind = Kind::Leaf(leaf);
+                slot.auto_type = auto_type_code(type_name);
+            }
+        }
+        match slot.kind {
+            Kind::Leaf(leaf) => Ok(StructSer(StructInner::Leaf(LeafSer::new(self.s, slot, leaf)?))),
+            Kind::Object(_) | Kind::Auto => {
+                let class = self.s.resolve_static(name, &slot, self.variant)?;
+                let state = self.s.begin_object(&slot, class)?;
+                Ok(StructSer(StructInner::Object(self.s, state)))
+            }
+            _ => Err(mismatch(&slot, "a struct")),
+        }
+    }
+
     fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
         if let Kind::Leaf(leaf) = slot.kind {
@@ -1131,7 +1152,7 @@ impl ser::SerializeStruct for StructSer<'_, '_> {
             StructInner::Leaf(l) => l.field(key, v),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn end(self) -> Result<()> {
         match self.0 {
             StructInner::Object(s, st) => s.end_object(st),
@@ -1177,7 +1198,7 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         if let MapInner::Pairs { s, slot, class, state, .. } = &mut self.0 {
-            let mut st = s.begin_object(*slot, class)?;
+            let mut st = s.begin_object(slot, class)?;
             s.field_slow(&mut st, Key::Dynamic(&class.props[0].name), key)?;
             *state = Some(st);
             return Ok(());
@@ -1224,7 +1245,7 @@ impl ser::SerializeMap for MapSer<'_, '_> {
                                 ));
                             }
                         };
-                        *state = Some(s.begin_object(*slot, class)?);
+                        *state = Some(s.begin_object(slot, class)?);
                         Ok(())
                     }
                     Some(st) => {
