@@ -1,5 +1,7 @@
-//! The low-level codec, independent of serde: an LSB-first bit reader and writer with a 64-bit
-//! cache, the alignment rules, compact and plain length prefixes, and the KI simple and leaf types.
+//! The low-level codec, independent of serde: an LSB-first bit reader and writer working in 64-bit
+//! words (the reader loads an unaligned 64-bit window per bit field instead of keeping a cache; the
+//! writer merges bit fields into the buffer's last byte with one 64-bit store), the alignment rules,
+//! compact and plain length prefixes, and the KI simple and leaf types.
 //!
 //! Bit order: a value of `n` bits takes the next `n` bits of the stream, bit `k` of the value from
 //! stream bit `pos + k`, and bit 0 of each byte comes first (like `bitter`'s little-endian reader).
