@@ -1,5 +1,7 @@
-//! The low-level codec, independent of serde: an LSB-first bit reader and writer with a 64-bit
-//! cache, the alignment rules, compact and plain length prefixes, and the KI simple and leaf types.
+//! The low-level codec, independent of serde: an LSB-first bit reader and writer working in 64-bit
+//! words (the reader loads an unaligned 64-bit window per bit field instead of keeping a cache; the
+//! writer merges bit fields into the buffer's last byte with one 64-bit store), the alignment rules,
+//! compact and plain length prefixes, and the KI simple and leaf types.
 //!
 //! Bit order: a value of `n` bits takes the next `n` bits of the stream, bit `k` of the value from
 //! stream bit `pos + k`, and bit 0 of each byte comes first (like `bitter`'s little-endian reader).
@@ -38,83 +40,101 @@ const fn mask(n: u32) -> u64 {
 
 /// Bit-reading state without the data: the deserializer keeps the data in its input (borrowed or
 /// inflated) and passes it to every call. [`BitReader`] bundles both for standalone use.
+///
+/// The state is only the bit position: every read loads the bytes it needs straight from the
+/// slice (one unaligned 8-byte load for bit fields, an exact-size load for aligned values), so
+/// aligned reads, the common case, cost a bounds check and a load.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BitCursor {
-    /// Index of the next byte to move into the cache.
-    pos: usize,
-    /// Valid bits are the low `bits` bits.
-    cache: u64,
-    bits: u32,
+    /// Position of the next bit, from the start of the data (never past its end).
+    pos: u64,
 }
 
 impl BitCursor {
-    #[inline(always)]
-    fn refill(&mut self, data: &[u8]) {
-        if let Some(chunk) = data.get(self.pos..self.pos + 8) {
-            let v = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            let take = (64 - self.bits) / 8;
-            if take == 8 {
-                self.cache = v;
-            } else {
-                self.cache |= (v & mask(take * 8)) << self.bits;
-            }
-            self.pos += take as usize;
-            self.bits += take * 8;
-        } else {
-            while self.bits <= 56 && self.pos < data.len() {
-                self.cache |= u64::from(data[self.pos]) << self.bits;
-                self.pos += 1;
-                self.bits += 8;
-            }
-        }
-    }
-
     /// Reads `n ≤ 32` bits.
     #[inline(always)]
     pub(crate) fn read_bits(&mut self, data: &[u8], n: u32) -> Result<u32, Eof> {
         debug_assert!(n <= 32);
-        if self.bits < n {
-            self.refill(data);
-            if self.bits < n {
-                return Err(Eof);
+        let byte = (self.pos >> 3) as usize;
+        let shift = (self.pos & 7) as u32;
+        if let Some(chunk) = data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
+            self.pos += u64::from(n);
+            return Ok(((u64::from_le_bytes(*chunk) >> shift) & mask(n)) as u32);
+        }
+        self.read_bits_tail(data, n)
+    }
+
+    /// [`read_bits`](Self::read_bits) within the last 8 bytes of the data.
+    #[inline(never)]
+    fn read_bits_tail(&mut self, data: &[u8], n: u32) -> Result<u32, Eof> {
+        let end = self.pos + u64::from(n);
+        if end > data.len() as u64 * 8 {
+            return Err(Eof);
+        }
+        let byte = (self.pos >> 3) as usize;
+        let mut word = [0u8; 8];
+        let tail = &data[byte..];
+        word[..tail.len()].copy_from_slice(tail);
+        let v = (u64::from_le_bytes(word) >> (self.pos & 7)) & mask(n);
+        self.pos = end;
+        Ok(v as u32)
+    }
+
+    /// Reads one bit.
+    #[inline(always)]
+    pub(crate) fn read_bool(&mut self, data: &[u8]) -> Result<bool, Eof> {
+        match data.get((self.pos >> 3) as usize) {
+            Some(b) => {
+                let v = (b >> (self.pos & 7)) & 1 != 0;
+                self.pos += 1;
+                Ok(v)
+            }
+            None => Err(Eof),
+        }
+    }
+
+    /// Aligns, then reads `N` whole bytes.
+    #[inline(always)]
+    pub(crate) fn read_array<const N: usize>(&mut self, data: &[u8]) -> Result<[u8; N], Eof> {
+        let byte = ((self.pos + 7) >> 3) as usize;
+        match data.get(byte..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(chunk) => {
+                self.pos = ((byte + N) as u64) << 3;
+                Ok(*chunk)
+            }
+            None => {
+                self.align();
+                Err(Eof)
             }
         }
-        let v = self.cache & mask(n);
-        self.cache >>= n;
-        self.bits -= n;
-        Ok(v as u32)
     }
 
     #[inline(always)]
     pub(crate) fn align(&mut self) {
-        let r = self.bits & 7;
-        self.cache >>= r;
-        self.bits -= r;
+        self.pos = (self.pos + 7) & !7;
     }
 
     /// Current position in bits from the start of the data.
     #[inline(always)]
     pub(crate) fn bit_pos(&self) -> u64 {
-        self.pos as u64 * 8 - u64::from(self.bits)
+        self.pos
     }
 
     /// Bits left in `data` after the current position.
     #[inline(always)]
     pub(crate) fn remaining_bits(&self, data: &[u8]) -> u64 {
-        data.len() as u64 * 8 - self.bit_pos()
+        data.len() as u64 * 8 - self.pos
     }
 
     /// Aligns, then claims the next `n` bytes and returns their start offset in `data`.
     #[inline]
     pub(crate) fn take_bytes(&mut self, data: &[u8], n: usize) -> Result<usize, Eof> {
         self.align();
-        let start = self.pos - (self.bits / 8) as usize;
+        let start = (self.pos >> 3) as usize;
         if n > data.len() - start {
             return Err(Eof);
         }
-        self.pos = start + n;
-        self.cache = 0;
-        self.bits = 0;
+        self.pos = ((start + n) as u64) << 3;
         Ok(start)
     }
 
@@ -123,57 +143,35 @@ impl BitCursor {
         if target > data.len() as u64 * 8 {
             return Err(Eof);
         }
-        self.pos = (target / 8) as usize;
-        self.cache = 0;
-        self.bits = 0;
-        let rest = (target % 8) as u32;
-        if rest > 0 {
-            self.read_bits(data, rest)?;
-        }
+        self.pos = target;
         Ok(())
     }
 
     #[inline(always)]
     pub(crate) fn read_u32(&mut self, data: &[u8]) -> Result<u32, Eof> {
-        self.align();
-        self.read_bits(data, 32)
+        self.read_array(data).map(u32::from_le_bytes)
     }
 
     #[inline(always)]
     pub(crate) fn read_u64(&mut self, data: &[u8]) -> Result<u64, Eof> {
-        self.align();
-        let lo = self.read_bits(data, 32)?;
-        let hi = self.read_bits(data, 32)?;
-        Ok(u64::from(lo) | (u64::from(hi) << 32))
+        self.read_array(data).map(u64::from_le_bytes)
     }
 
     /// Reads one simple numeric type (everything but strings).
     #[inline(always)]
     pub(crate) fn read_scalar(&mut self, data: &[u8], prim: Prim) -> Result<Scalar, Eof> {
         Ok(match prim {
-            Prim::Bool => Scalar::Bool(self.read_bits(data, 1)? != 0),
-            Prim::I8 => {
-                self.align();
-                Scalar::Int(i64::from(self.read_bits(data, 8)? as u8 as i8))
-            }
-            Prim::U8 => {
-                self.align();
-                Scalar::UInt(u64::from(self.read_bits(data, 8)?))
-            }
-            Prim::I16 => {
-                self.align();
-                Scalar::Int(i64::from(self.read_bits(data, 16)? as u16 as i16))
-            }
-            Prim::U16 => {
-                self.align();
-                Scalar::UInt(u64::from(self.read_bits(data, 16)?))
-            }
-            Prim::I32 => Scalar::Int(i64::from(self.read_u32(data)? as i32)),
+            Prim::Bool => Scalar::Bool(self.read_bool(data)?),
+            Prim::I8 => Scalar::Int(i64::from(i8::from_le_bytes(self.read_array(data)?))),
+            Prim::U8 => Scalar::UInt(u64::from(u8::from_le_bytes(self.read_array(data)?))),
+            Prim::I16 => Scalar::Int(i64::from(i16::from_le_bytes(self.read_array(data)?))),
+            Prim::U16 => Scalar::UInt(u64::from(u16::from_le_bytes(self.read_array(data)?))),
+            Prim::I32 => Scalar::Int(i64::from(i32::from_le_bytes(self.read_array(data)?))),
             Prim::U32 => Scalar::UInt(u64::from(self.read_u32(data)?)),
-            Prim::I64 => Scalar::Int(self.read_u64(data)? as i64),
+            Prim::I64 => Scalar::Int(i64::from_le_bytes(self.read_array(data)?)),
             Prim::U64 => Scalar::UInt(self.read_u64(data)?),
-            Prim::F32 => Scalar::F32(f32::from_bits(self.read_u32(data)?)),
-            Prim::F64 => Scalar::F64(f64::from_bits(self.read_u64(data)?)),
+            Prim::F32 => Scalar::F32(f32::from_le_bytes(self.read_array(data)?)),
+            Prim::F64 => Scalar::F64(f64::from_le_bytes(self.read_array(data)?)),
             Prim::SBits(n) => {
                 let n = u32::from(n);
                 let v = self.read_bits(data, n)?;
@@ -190,11 +188,10 @@ impl BitCursor {
     #[inline]
     pub(crate) fn read_len(&mut self, data: &[u8], compact: bool, string: bool) -> Result<u32, Eof> {
         if compact {
-            let large = self.read_bits(data, 1)? != 0;
+            let large = self.read_bool(data)?;
             self.read_bits(data, if large { 31 } else { 7 })
         } else if string {
-            self.align();
-            self.read_bits(data, 16)
+            self.read_array(data).map(|b| u32::from(u16::from_le_bytes(b)))
         } else {
             self.read_u32(data)
         }
@@ -228,7 +225,7 @@ impl<'a> BitReader<'a> {
 
     /// Reads one bit.
     pub fn read_bool(&mut self) -> Result<bool, Eof> {
-        Ok(self.cur.read_bits(self.data, 1)? != 0)
+        self.cur.read_bool(self.data)
     }
 
     /// Skips to the next byte boundary.
@@ -302,12 +299,14 @@ impl<'a> BitReader<'a> {
 }
 
 /// A bit writer into a growable buffer. Padding bits are zero.
+///
+/// Bits go straight into the buffer: a partly filled last byte stays in it (with zero high bits),
+/// so aligning is free and aligned values are plain appends.
 #[derive(Debug, Clone, Default)]
 pub struct BitWriter {
     buf: Vec<u8>,
-    /// Pending bits (fewer than 32 after every call).
-    cache: u64,
-    bits: u32,
+    /// Bits used in the last byte of `buf` (1..=7); 0 when the stream is at a byte boundary.
+    used: u32,
 }
 
 impl BitWriter {
@@ -318,60 +317,68 @@ impl BitWriter {
 
     /// A writer that appends to `buf` (whose length must be a whole number of bytes already written).
     pub fn from_vec(buf: Vec<u8>) -> Self {
-        BitWriter { buf, cache: 0, bits: 0 }
+        BitWriter { buf, used: 0 }
     }
 
     /// Writes the low `n ≤ 32` bits of `v`.
     #[inline(always)]
     pub fn write_bits(&mut self, v: u32, n: u32) {
         debug_assert!(n <= 32);
-        self.cache |= (u64::from(v) & mask(n)) << self.bits;
-        self.bits += n;
-        if self.bits >= 32 {
-            self.buf.extend_from_slice(&(self.cache as u32).to_le_bytes());
-            self.cache >>= 32;
-            self.bits -= 32;
-        }
+        let v = u64::from(v) & mask(n);
+        // Merge with the partly filled last byte, append a whole word, keep the bytes in use.
+        let mut len = self.buf.len();
+        let word = match self.buf.last() {
+            Some(last) if self.used != 0 => {
+                len -= 1;
+                u64::from(*last) | (v << self.used)
+            }
+            _ => v,
+        };
+        let total = self.used + n;
+        self.buf.truncate(len);
+        self.buf.extend_from_slice(&word.to_le_bytes());
+        self.buf.truncate(len + total.div_ceil(8) as usize);
+        self.used = total & 7;
     }
 
     /// Writes one bit.
     #[inline(always)]
     pub fn write_bool(&mut self, v: bool) {
-        self.write_bits(u32::from(v), 1);
+        match self.buf.last_mut() {
+            Some(last) if self.used != 0 => {
+                *last |= u8::from(v) << self.used;
+                self.used = (self.used + 1) & 7;
+            }
+            _ => {
+                self.buf.push(u8::from(v));
+                self.used = 1;
+            }
+        }
     }
 
     /// Pads with zero bits to the next byte boundary.
     #[inline(always)]
     pub fn align(&mut self) {
-        self.bits = (self.bits + 7) & !7;
-        if self.bits >= 32 {
-            self.buf.extend_from_slice(&(self.cache as u32).to_le_bytes());
-            self.cache >>= 32;
-            self.bits -= 32;
-        }
+        self.used = 0;
+    }
+
+    /// Aligns, then writes whole bytes.
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        self.used = 0;
+        self.buf.extend_from_slice(&bytes);
     }
 
     /// Aligns, then writes a little-endian `u32`.
     #[inline(always)]
     pub fn write_u32(&mut self, v: u32) {
-        self.align();
-        if self.bits == 0 {
-            self.buf.extend_from_slice(&v.to_le_bytes());
-        } else {
-            self.write_bits(v, 32);
-        }
+        self.put(v.to_le_bytes());
     }
 
     /// Aligns, then writes a little-endian `u64`.
     #[inline(always)]
     pub fn write_u64(&mut self, v: u64) {
-        self.align();
-        if self.bits == 0 {
-            self.buf.extend_from_slice(&v.to_le_bytes());
-        } else {
-            self.write_bits(v as u32, 32);
-            self.write_bits((v >> 32) as u32, 32);
-        }
+        self.put(v.to_le_bytes());
     }
 
     /// Writes a simple numeric value as `prim`, aligning first when the type is aligned. Values
@@ -380,14 +387,8 @@ impl BitWriter {
     pub fn write_scalar(&mut self, prim: Prim, v: Scalar) {
         match prim {
             Prim::Bool => self.write_bool(v.as_bits() != 0),
-            Prim::I8 | Prim::U8 => {
-                self.align();
-                self.write_bits(v.as_bits() as u32, 8);
-            }
-            Prim::I16 | Prim::U16 => {
-                self.align();
-                self.write_bits(v.as_bits() as u32, 16);
-            }
+            Prim::I8 | Prim::U8 => self.put([v.as_bits() as u8]),
+            Prim::I16 | Prim::U16 => self.put((v.as_bits() as u16).to_le_bytes()),
             Prim::I32 | Prim::U32 => self.write_u32(v.as_bits() as u32),
             Prim::I64 | Prim::U64 => self.write_u64(v.as_bits()),
             Prim::F32 => self.write_u32(v.as_f32().to_bits()),
@@ -410,8 +411,7 @@ impl BitWriter {
                 self.write_bits(1 | (n << 1), 32);
             }
         } else if string {
-            self.align();
-            self.write_bits(n, 16);
+            self.put((n as u16).to_le_bytes());
         } else {
             self.write_u32(n);
         }
@@ -420,12 +420,12 @@ impl BitWriter {
     /// Aligns, then writes raw bytes.
     #[inline]
     pub fn write_bytes(&mut self, bytes: &[u8]) {
-        self.align();
-        self.flush_bytes();
+        self.used = 0;
         self.buf.extend_from_slice(bytes);
     }
 
     /// Writes a `std::string` (length prefix + bytes). The caller checks the length limit.
+    #[inline]
     pub fn write_string(&mut self, bytes: &[u8], compact: bool) {
         self.write_len(bytes.len() as u32, compact, true);
         if !bytes.is_empty() {
@@ -437,11 +437,9 @@ impl BitWriter {
     pub fn write_wstring(&mut self, units: &[u16], compact: bool) {
         self.write_len(units.len() as u32, compact, true);
         if !units.is_empty() {
-            self.align();
-            self.flush_bytes();
             self.buf.reserve(units.len() * 2);
             for u in units {
-                self.buf.extend_from_slice(&u.to_le_bytes());
+                self.put(u.to_le_bytes());
             }
         }
     }
@@ -453,43 +451,51 @@ impl BitWriter {
         }
     }
 
-    /// Moves every whole pending byte into the buffer.
+    /// The writer's state, for [`rewind`](Self::rewind).
+    #[inline(always)]
+    pub(crate) fn mark(&self) -> (usize, u32) {
+        (self.buf.len(), self.used)
+    }
+
+    /// Forgets everything written since [`mark`](Self::mark) returned `mark`.
     #[inline]
-    fn flush_bytes(&mut self) {
-        while self.bits >= 8 {
-            self.buf.push(self.cache as u8);
-            self.cache >>= 8;
-            self.bits -= 8;
+    pub(crate) fn rewind(&mut self, mark: (usize, u32)) {
+        self.buf.truncate(mark.0);
+        self.used = mark.1;
+        if self.used != 0 {
+            // Bits after the mark in its partly filled byte came later: clear them.
+            if let Some(last) = self.buf.last_mut() {
+                *last &= (1u8 << self.used) - 1;
+            }
         }
     }
 
     /// Current position in bits.
     #[inline(always)]
     pub fn bit_pos(&self) -> u64 {
-        self.buf.len() as u64 * 8 + u64::from(self.bits)
+        let unused = if self.used == 0 { 0 } else { 8 - self.used };
+        self.buf.len() as u64 * 8 - u64::from(unused)
     }
 
     /// Overwrites the `u32` written earlier at the byte-aligned bit position `bit_pos`.
     ///
     /// # Panics
     /// If `bit_pos` is not byte-aligned or the four bytes have not all been written yet.
+    #[inline]
     pub fn patch_u32(&mut self, bit_pos: u64, v: u32) {
         assert!(bit_pos % 8 == 0, "patch positions are byte-aligned");
-        self.flush_bytes();
         let at = (bit_pos / 8) as usize;
         self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
     }
 
     /// Pads to a whole byte and returns the bytes.
-    pub fn finish(mut self) -> Vec<u8> {
-        self.align();
-        self.flush_bytes();
+    pub fn finish(self) -> Vec<u8> {
         self.buf
     }
 
     /// Bytes written so far, padded to a whole byte (the writer can go on).
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.clone().finish()
+        self.buf.clone()
     }
 }
 

@@ -8,7 +8,7 @@ use serde_core::forward_to_deserialize_any;
 
 use crate::codec::{BitCursor, Eof, Leaf, Prim, Scalar};
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::{Options, serializer_flags};
+use crate::options::{Inclusion, Options, serializer_flags};
 use crate::schema::{ClassDef, EnumDef, Kind, PropertyDef, TypeList, flags};
 use crate::types::{MARKER, marker_kind};
 
@@ -55,12 +55,12 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     input: I,
     cur: BitCursor,
     types: &'t TypeList,
-    opts: Options,
     shallow: bool,
     compact: bool,
     string_enums: bool,
     forbid_delta: bool,
     skip_unknown: bool,
+    incl: Inclusion,
     depth: u32,
     /// Set when a deep property's value was ignored (so its size is not checked but skipped).
     ignored: bool,
@@ -87,9 +87,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             string_enums: opts.string_enums(),
             forbid_delta: opts.flags & serializer_flags::FORBID_DELTA_ENCODE != 0,
             skip_unknown: opts.skip_unknown && !opts.shallow,
+            incl: opts.inclusion(),
             depth: opts.recursion_limit,
             ignored: false,
-            opts,
             _de: PhantomData,
         }
     }
@@ -126,6 +126,12 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u32> {
         let r = self.cur.read_bits(self.input.data(), n);
+        r.map_err(|Eof| self.eof())
+    }
+
+    #[inline(always)]
+    fn bool(&mut self) -> Result<bool> {
+        let r = self.cur.read_bool(self.input.data());
         r.map_err(|Eof| self.eof())
     }
 
@@ -280,17 +286,23 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     }
 
     /// Reads a type tag. `Ok(None)` is a null pointer or (deep, skipping) a skipped unknown object.
+    #[inline(always)]
     fn read_tag(&mut self, slot: &DSlot<'t>) -> Result<Option<&'t ClassDef>> {
         let tag = self.u32()?;
-        if tag == 0 {
-            return if slot.root { Err(self.err(ErrorKind::NullRoot)) } else { Ok(None) };
-        }
         // The declared class is the usual one: no map lookup.
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = self.types.get(expected);
-            if c.hash == tag {
+            if c.hash == tag && tag != 0 {
                 return Ok(Some(c));
             }
+        }
+        self.read_tag_slow(slot, tag)
+    }
+
+    #[inline(never)]
+    fn read_tag_slow(&mut self, slot: &DSlot<'t>, tag: u32) -> Result<Option<&'t ClassDef>> {
+        if tag == 0 {
+            return if slot.root { Err(self.err(ErrorKind::NullRoot)) } else { Ok(None) };
         }
         match self.types.index_of_hash(tag) {
             Some(i) => Ok(Some(self.types.get(i))),
@@ -312,7 +324,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     }
 
     /// Starts reading the properties of an object whose tag was read.
-    fn object_body(&mut self, class: &'t ClassDef, header: bool) -> Result<ObjectAccess<'_, 'de, 't, I>> {
+    #[inline(always)]
+    fn object_body(
+        &mut self,
+        class: &'t ClassDef,
+        header: bool,
+        fields: &'static [&'static str],
+    ) -> Result<ObjectAccess<'_, 'de, 't, I>> {
         self.enter()?;
         let end = if self.shallow {
             0
@@ -321,21 +339,47 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             let size = u64::from(self.u32()?);
             let end = size_pos + size;
             if size < 32 || end > self.input.data().len() as u64 * 8 {
-                return Err(self.err(ErrorKind::ObjectSizeMismatch {
-                    class: class.name.clone(),
-                    expected: size,
-                    actual: self.cur.remaining_bits(self.input.data()) + 32,
-                }));
+                return Err(self.object_size_error(class, size));
             }
             end
         };
-        Ok(ObjectAccess { d: self, class, end, idx: 0, header: if header { 0 } else { 4 }, pending: None, done: false })
+        let header = if header { 0 } else { 4 };
+        let by_index = class.fields_are_props(fields);
+        Ok(ObjectAccess {
+            d: self,
+            class,
+            end,
+            idx: 0,
+            header,
+            by_index,
+            pending: None,
+            presence: false,
+            pending_kind: Kind::Auto,
+            prop_end: 0,
+            done: false,
+        })
+    }
+
+    #[cold]
+    fn object_size_error(&self, class: &ClassDef, size: u64) -> Error {
+        self.err(ErrorKind::ObjectSizeMismatch {
+            class: class.name.clone(),
+            expected: size,
+            actual: self.cur.remaining_bits(self.input.data()) + 32,
+        })
     }
 
     /// Reads an object (tag + body) and lets the visitor see its properties.
-    fn object<V: Visitor<'de>>(&mut self, slot: DSlot<'t>, v: V, header: bool) -> Result<V::Value> {
+    #[inline(always)]
+    fn object<V: Visitor<'de>>(
+        &mut self,
+        slot: DSlot<'t>,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+    ) -> Result<V::Value> {
         match self.read_tag(&slot)? {
-            Some(class) => self.visit_object(class, v, header),
+            Some(class) => self.visit_object(class, v, header, fields),
             None if header => v.visit_unit(),
             None => Err(self.err(ErrorKind::Mismatch {
                 field: slot.name().to_owned(),
@@ -344,8 +388,17 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         }
     }
 
-    fn visit_object<V: Visitor<'de>>(&mut self, class: &'t ClassDef, v: V, header: bool) -> Result<V::Value> {
-        let mut access = self.object_body(class, header)?;
+    /// Lets the visitor see an object's properties. `fields` are the serde struct's (keys go by
+    /// index when they are the class's properties), or empty.
+    #[inline(always)]
+    fn visit_object<V: Visitor<'de>>(
+        &mut self,
+        class: &'t ClassDef,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+    ) -> Result<V::Value> {
+        let mut access = self.object_body(class, header, fields)?;
         let value = v.visit_map(&mut access)?;
         access.finish()?;
         Ok(value)
@@ -478,7 +531,7 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.display_fields(), i: 0 })
             }
             Kind::Enum => v.visit_u64(self.d.read_enum(&slot)?.into()),
-            Kind::Object(_) => self.d.object(slot, v, true),
+            Kind::Object(_) => self.d.object(slot, v, true, &[]),
             Kind::Auto => Err(self.mismatch("any value (a self-describing read needs the property's type)")),
         }
     }
@@ -701,7 +754,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value> {
         let mut slot = self.slot;
@@ -718,7 +771,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 let wire = self.d.read_leaf(leaf)?;
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.fields(), i: 0 })
             }
-            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false),
+            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields),
             _ => Err(self.mismatch("a struct")),
         }
     }
@@ -736,6 +789,10 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         match slot.kind {
             Kind::Enum => {
                 let value = self.d.read_enum(&slot)?;
+                if (value as usize) < variants.len() && slot.prop.is_some_and(|p| p.variants_are_options(variants)) {
+                    // Option value `i` is variant `i`: serde takes the index.
+                    return v.visit_enum(de::value::U32Deserializer::<Error>::new(value));
+                }
                 match self.d.enum_name(&slot, value)? {
                     std::borrow::Cow::Borrowed(n) => v.visit_enum(de::value::StrDeserializer::<Error>::new(n)),
                     std::borrow::Cow::Owned(n) => v.visit_enum(n.into_deserializer()),
@@ -864,38 +921,59 @@ struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
     idx: usize,
     /// 0/1: the `$__type` key/value next, 2/3: `$__hash`, 4: properties.
     header: u8,
-    /// The property whose value comes next (deep: and where it ends).
-    pending: Option<(DSlot<'t>, u64)>,
+    /// Keys are property indices (the serde struct's fields are the properties).
+    by_index: bool,
+    /// The property whose value comes next. (Kept as separate plain fields, not an
+    /// `Option<(DSlot, u64)>`: a value written field by field and read back whole stalls the CPU's
+    /// store forwarding on every property.)
+    pending: Option<&'t PropertyDef>,
+    /// Shallow: the presence bit of the pending property was read (its `Option` layer is it).
+    presence: bool,
+    /// Deep: the pending property's encoding (from its tag) and where it ends.
+    pending_kind: Kind,
+    prop_end: u64,
     done: bool,
 }
 
 impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     /// Finds the next property; `None` at the end of the object.
+    #[inline(always)]
     fn next_property(&mut self) -> Result<Option<&'t str>> {
+        if self.d.shallow { self.next_shallow() } else { self.next_deep() }
+    }
+
+    /// [`next_property`](Self::next_property) in shallow mode: the next included property in id order.
+    #[inline(always)]
+    fn next_shallow(&mut self) -> Result<Option<&'t str>> {
         let d = &mut *self.d;
-        if d.shallow {
-            let props = &self.class.props;
-            while let Some(prop) = props.get(self.idx) {
-                self.idx += 1;
-                if !d.opts.includes(prop.flags) {
+        let props = &self.class.props;
+        while let Some(prop) = props.get(self.idx) {
+            self.idx += 1;
+            if !d.incl.test(prop.flags) {
+                continue;
+            }
+            let mut presence = false;
+            if prop.has(flags::DELTA_ENCODE) {
+                if !d.bool()? {
+                    if d.forbid_delta {
+                        return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
+                    }
                     continue;
                 }
-                let mut presence = false;
-                if prop.has(flags::DELTA_ENCODE) {
-                    if d.bits(1)? == 0 {
-                        if d.forbid_delta {
-                            return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
-                        }
-                        continue;
-                    }
-                    presence = true;
-                }
-                let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence };
-                self.pending = Some((slot, 0));
-                return Ok(Some(prop.name.as_str()));
+                presence = true;
             }
-            return Ok(None);
+            self.pending = Some(prop);
+            self.presence = presence;
+            return Ok(Some(prop.name.as_str()));
         }
+        Ok(None)
+    }
+
+    /// [`next_property`](Self::next_property) in deep mode: the next property header, skipping
+    /// unknown properties when asked to.
+    #[inline]
+    fn next_deep(&mut self) -> Result<Option<&'t str>> {
+        let d = &mut *self.d;
         loop {
             let start = d.pos();
             if start >= self.end {
@@ -922,8 +1000,9 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                 Some(ts) => {
                     let prop = &self.class.props[ts.prop as usize];
                     self.idx = ts.prop as usize + 1;
-                    let slot = DSlot { prop: Some(prop), kind: ts.kind, root: false, element: false, presence: false };
-                    self.pending = Some((slot, prop_end));
+                    self.pending = Some(prop);
+                    self.pending_kind = ts.kind;
+                    self.prop_end = prop_end;
                     return Ok(Some(prop.name.as_str()));
                 }
                 None if d.skip_unknown => d.seek(prop_end)?,
@@ -935,37 +1014,54 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     }
 
     /// Consumes what the visitor did not read.
+    #[inline(always)]
     fn finish(&mut self) -> Result<()> {
         if !self.done {
-            while self.next_property()?.is_some() {
-                self.value(std::marker::PhantomData::<de::IgnoredAny>)?;
-            }
-            self.done = true;
+            self.skip_rest()?;
         }
         self.d.leave();
         Ok(())
     }
 
+    #[inline(never)]
+    fn skip_rest(&mut self) -> Result<()> {
+        while self.next_property()?.is_some() {
+            self.value(std::marker::PhantomData::<de::IgnoredAny>)?;
+        }
+        self.done = true;
+        Ok(())
+    }
+
+    #[inline(always)]
     fn value<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
-        let (slot, prop_end) =
-            self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
+        let prop = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
+        let shallow = self.d.shallow;
+        let (kind, presence) = if shallow { (prop.kind, self.presence) } else { (self.pending_kind, false) };
+        let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence };
         let v = seed.deserialize(ValueDe { d: &mut *self.d, slot })?;
-        if !self.d.shallow {
-            let at = self.d.pos();
-            if at != prop_end {
-                if self.d.ignored {
-                    self.d.seek(prop_end)?;
-                } else {
-                    return Err(self.d.err(ErrorKind::PropertySizeMismatch {
-                        property: format!("{}::{}", self.class.name, slot.name()),
-                        expected: prop_end,
-                        actual: at,
-                    }));
-                }
-            }
-            self.d.ignored = false;
+        if !shallow && (self.d.pos() != self.prop_end || self.d.ignored) {
+            self.end_deep_property(&slot, self.prop_end)?;
         }
         Ok(v)
+    }
+
+    /// After a deep property's value: skips what an ignored value left, or reports a size mismatch.
+    #[inline(never)]
+    fn end_deep_property(&mut self, slot: &DSlot<'t>, prop_end: u64) -> Result<()> {
+        let at = self.d.pos();
+        if at != prop_end {
+            if self.d.ignored {
+                self.d.seek(prop_end)?;
+            } else {
+                return Err(self.d.err(ErrorKind::PropertySizeMismatch {
+                    property: format!("{}::{}", self.class.name, slot.name()),
+                    expected: prop_end,
+                    actual: at,
+                }));
+            }
+        }
+        self.d.ignored = false;
+        Ok(())
     }
 }
 
@@ -986,6 +1082,10 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
             _ => {}
         }
         match self.next_property()? {
+            // (`next_property` leaves `idx` just past the property it found.)
+            Some(_) if self.by_index => {
+                seed.deserialize(de::value::U64Deserializer::<Error>::new(self.idx as u64 - 1)).map(Some)
+            }
             Some(name) => seed.deserialize(de::value::StrDeserializer::<Error>::new(name)).map(Some),
             None => {
                 self.done = true;
@@ -1037,7 +1137,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
                 }));
             }
         };
-        let mut acc = self.d.object_body(class, false)?;
+        let mut acc = self.d.object_body(class, false, &[])?;
         let key = match acc.next_property()? {
             Some(_) if acc.idx == 1 => acc.value(seed)?,
             _ => return Err(Error::mismatch(&class.name, "the key property first")),
@@ -1048,8 +1148,19 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let (end, idx) = self.saved.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
-        let mut acc =
-            ObjectAccess { d: &mut *self.d, class: self.class, end, idx, header: 4, pending: None, done: false };
+        let mut acc = ObjectAccess {
+            d: &mut *self.d,
+            class: self.class,
+            end,
+            idx,
+            header: 4,
+            by_index: false,
+            pending: None,
+            presence: false,
+            pending_kind: Kind::Auto,
+            prop_end: 0,
+            done: false,
+        };
         let value = match acc.next_property()? {
             Some(_) if acc.idx == 2 => acc.value(seed)?,
             _ => return Err(Error::mismatch(&self.class.name, "the value property second")),
@@ -1215,8 +1326,8 @@ impl<'de, I: Input<'de>> de::VariantAccess<'de> for ClassEnum<'_, 'de, '_, I> {
         Err(Error::new(ErrorKind::Unsupported("tuple variants")))
     }
 
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], v: V) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, false)
+    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value> {
+        self.d.visit_object(self.class, v, false, fields)
     }
 }
 
@@ -1234,16 +1345,16 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, true)
+        self.d.visit_object(self.class, v, true, &[])
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, false)
+        self.d.visit_object(self.class, v, false, fields)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value> {

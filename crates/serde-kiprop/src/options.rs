@@ -198,15 +198,33 @@ impl Options {
         self.flags & HUMAN_READABLE_ENUMS != 0
     }
 
-    /// Whether shallow mode includes a property with these flags.
-    pub(crate) fn includes(&self, flags: u32) -> bool {
-        if self.skip_deprecated && flags & crate::flags::DEPRECATED != 0 {
-            return false;
-        }
+    /// Which properties shallow mode includes, as a test compiled for these options.
+    pub(crate) fn inclusion(&self) -> Inclusion {
+        let forbid = if self.skip_deprecated { crate::flags::DEPRECATED } else { 0 };
         match self.mask_predicate {
-            MaskPredicate::All => flags & self.property_mask == self.property_mask,
-            MaskPredicate::Any => self.property_mask == 0 || flags & self.property_mask != 0,
+            MaskPredicate::All => Inclusion { forbid, all: self.property_mask, any: 0 },
+            MaskPredicate::Any => Inclusion { forbid, all: 0, any: self.property_mask },
         }
+    }
+}
+
+/// The shallow-mode property filter of some [`Options`] (mask, predicate, DEPRECATED), reduced
+/// to three masks so the per-property test is branch-light.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Inclusion {
+    /// Flags that exclude a property (DEPRECATED when skipped).
+    forbid: u32,
+    /// Flags a property must all have ([`MaskPredicate::All`]).
+    all: u32,
+    /// Flags a property must have one of ([`MaskPredicate::Any`]; 0 = no requirement).
+    any: u32,
+}
+
+impl Inclusion {
+    /// Whether shallow mode includes a property with these flags.
+    #[inline(always)]
+    pub(crate) fn test(self, flags: u32) -> bool {
+        flags & self.forbid == 0 && flags & self.all == self.all && (self.any == 0 || flags & self.any != 0)
     }
 }
 
@@ -303,6 +321,10 @@ pub(crate) fn unframe<'a>(input: &'a [u8], opts: &Options) -> Result<(Body<'a>, 
 
 /// Wraps an encoded object stream (written with `flags`) into its framing.
 pub(crate) fn frame(object: Vec<u8>, flags: u32, opts: &Options) -> Vec<u8> {
+    if !opts.bind_file && flags & (STATEFUL_FLAGS | WITH_COMPRESSION) == 0 && !opts.manual_compression {
+        // Nothing to add: the object stream is the output (no copy).
+        return object;
+    }
     let mut out = Vec::with_capacity(object.len() + 13);
     if opts.bind_file {
         out.extend_from_slice(&BIND_MAGIC);

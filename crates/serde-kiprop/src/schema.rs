@@ -112,6 +112,39 @@ impl Clone for StaticKey {
     }
 }
 
+/// The address of the last `&'static [&'static str]` (a serde struct's `FIELDS` or an enum's
+/// `VARIANTS`) found to name exactly a class's properties or an enum's options, in order. The
+/// deserializer then hands serde the index instead of the name, which the derived identifier
+/// visitors take without comparing strings. The list's length is checked on every use, so the
+/// address and length together name the same `'static` memory that was verified.
+#[derive(Debug, Default)]
+pub(crate) struct StaticList(AtomicUsize);
+
+impl StaticList {
+    /// Whether `names` (of length `len`) is the verified list; `verify` runs on a miss.
+    #[inline(always)]
+    fn check(&self, names: &'static [&'static str], len: usize, verify: impl FnOnce() -> bool) -> bool {
+        if names.len() != len {
+            return false;
+        }
+        let addr = names.as_ptr() as usize;
+        if self.0.load(Ordering::Relaxed) == addr {
+            return true;
+        }
+        let ok = verify();
+        if ok {
+            self.0.store(addr, Ordering::Relaxed);
+        }
+        ok
+    }
+}
+
+impl Clone for StaticList {
+    fn clone(&self) -> Self {
+        StaticList::default()
+    }
+}
+
 /// How a property's value is encoded, resolved from its type string and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -219,6 +252,10 @@ pub struct PropertyDef {
     object_class: Option<String>,
     /// The serde field name that last matched this property.
     pub(crate) key: StaticKey,
+    /// The serde variant names last found to be this enum's options in value order (0, 1, …).
+    variants: StaticList,
+    /// Per enum option: the serde variant name that last matched it.
+    variant_keys: Box<[StaticKey]>,
 }
 
 impl PropertyDef {
@@ -238,6 +275,35 @@ impl PropertyDef {
     pub fn flags(&self) -> u32 {
         self.flags
     }
+    /// The value of a Rust enum's unit variant (index `index`, name `name`) for this enum
+    /// property: the option at the variant's index first (Rust enums usually list the options
+    /// in value order; a remembered name address skips the string comparison), else by name.
+    #[inline]
+    pub(crate) fn variant_value(&self, index: u32, name: &'static str) -> Option<u32> {
+        let def = self.enum_def.as_deref()?;
+        let i = index as usize;
+        if let (Some((n, v)), Some(key)) = (def.options.get(i), self.variant_keys.get(i)) {
+            if key.matches(name) && n.len() == name.len() {
+                return Some(*v);
+            }
+            if n == name {
+                key.remember(name);
+                return Some(*v);
+            }
+        }
+        def.value_of(name)
+    }
+
+    /// Whether a Rust enum's `variants` are exactly this (non-bit) enum's options with the values
+    /// 0, 1, 2, …, so option value `i` is serde variant `i`.
+    #[inline(always)]
+    pub(crate) fn variants_are_options(&self, variants: &'static [&'static str]) -> bool {
+        let Some(def) = self.enum_def.as_deref().filter(|d| !d.bits) else { return false };
+        self.variants.check(variants, def.options.len(), || {
+            variants.iter().zip(&def.options).enumerate().all(|(i, (v, (n, x)))| v == n && *x as usize == i)
+        })
+    }
+
     /// The deep-mode tag (`string_id(type) + djb2(name)`, or the type list's `hash`); 0 when the type is not known.
     pub fn hash(&self) -> u32 {
         self.hash
@@ -273,6 +339,8 @@ pub struct ClassDef {
     by_name: HashMap<String, u32>,
     /// The serde struct name that last resolved to this class.
     pub(crate) rust_name: StaticKey,
+    /// The serde field list last found to name exactly these properties, in id order.
+    rust_fields: StaticList,
 }
 
 impl ClassDef {
@@ -324,6 +392,15 @@ impl ClassDef {
         Some(i)
     }
 
+    /// Whether a serde struct's `fields` are exactly this class's property names in id order, so
+    /// property `i` is serde field `i`. (A struct whose serde aliases are themselves property
+    /// names of the class could pass without being such a struct: serde lists aliases among the
+    /// fields. Nothing else can.)
+    #[inline(always)]
+    pub(crate) fn fields_are_props(&self, fields: &'static [&'static str]) -> bool {
+        self.rust_fields.check(fields, self.props.len(), || fields.iter().zip(&self.props).all(|(f, p)| *f == p.name))
+    }
+
     /// The property a deep-mode tag belongs to, trying `hint` first.
     #[inline]
     pub(crate) fn slot_for_tag(&self, tag: u32, hint: usize) -> Option<TagSlot> {
@@ -358,7 +435,16 @@ impl ClassDef {
                 }
             }
         }
-        ClassDef { name, hash, bases, props, by_tag, by_name, rust_name: StaticKey::default() }
+        ClassDef {
+            name,
+            hash,
+            bases,
+            props,
+            by_tag,
+            by_name,
+            rust_name: StaticKey::default(),
+            rust_fields: StaticList::default(),
+        }
     }
 }
 
@@ -662,6 +748,7 @@ fn make_property(
         options.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
         Box::new(EnumDef { bits: flags & flags::BITS != 0, options })
     });
+    let option_count = enum_def.as_ref().map_or(0, |d| d.options.len());
     PropertyDef {
         name,
         type_name,
@@ -671,9 +758,11 @@ fn make_property(
         name_hash,
         dynamic,
         kind,
-        enum_def,
         object_class,
         key: StaticKey::default(),
+        variants: StaticList::default(),
+        variant_keys: std::iter::repeat_with(StaticKey::default).take(option_count).collect(),
+        enum_def,
     }
 }
 

@@ -6,7 +6,7 @@ use serde_core::ser::{self, Impossible, Serialize};
 use crate::codec::{BitWriter, Leaf, Prim, Scalar};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::string_id;
-use crate::options::{Options, frame, serializer_flags};
+use crate::options::{Inclusion, Options, frame, serializer_flags};
 use crate::schema::{ClassDef, EnumDef, Kind, PropertyDef, TypeList, flags};
 use crate::types::{MARKER, auto_type_code, auto_type_name, marker_kind};
 use crate::value::Value;
@@ -36,6 +36,10 @@ pub struct Serializer<'t> {
     compact: bool,
     string_enums: bool,
     forbid_delta: bool,
+    skip_deprecated: bool,
+    incl: Inclusion,
+    /// Set by a deep-mode `None` whose property header the field already wrote (it rewinds).
+    omitted: bool,
     depth: u32,
     utf16: Vec<u16>,
 }
@@ -56,6 +60,9 @@ impl<'t> Serializer<'t> {
             compact: opts.compact(),
             string_enums: opts.string_enums(),
             forbid_delta: opts.flags & serializer_flags::FORBID_DELTA_ENCODE != 0,
+            skip_deprecated: opts.skip_deprecated,
+            incl: opts.inclusion(),
+            omitted: false,
             depth: opts.recursion_limit,
             opts,
             utf16: Vec::new(),
@@ -83,29 +90,35 @@ struct Slot<'t> {
     /// The exact type string (as a code, see `types::auto_type_name`) when a marker type decided
     /// an `Auto` property.
     auto_type: u8,
-    root: bool,
+    /// [`sf`] bits.
+    f: u8,
+}
+
+/// The bits of [`Slot::f`].
+mod sf {
+    /// The root object.
+    pub(super) const ROOT: u8 = 1;
     /// Shallow DELTA_ENCODE: a presence bit is still to be written.
-    presence: bool,
+    pub(super) const PRESENCE: u8 = 2;
     /// Deep mode: the property header (size + hash) is still to be written.
-    header: bool,
+    pub(super) const HEADER: u8 = 4;
     /// Inside a container or fixed array.
-    element: bool,
+    pub(super) const ELEMENT: u8 = 8;
     /// A container property at property level (a single value is a mismatch).
-    container: bool,
+    pub(super) const CONTAINER: u8 = 16;
+    /// Deep mode, property level, header already written: `None` leaves the property out (the
+    /// field rewinds the header).
+    pub(super) const OMITTABLE: u8 = 32;
 }
 
 impl<'t> Slot<'t> {
     fn root() -> Self {
-        Slot {
-            prop: None,
-            kind: Kind::Object(None),
-            auto_type: 0,
-            root: true,
-            presence: false,
-            header: false,
-            element: false,
-            container: false,
-        }
+        Slot { prop: None, kind: Kind::Object(None), auto_type: 0, f: sf::ROOT }
+    }
+
+    #[inline(always)]
+    fn is(&self, bits: u8) -> bool {
+        self.f & bits != 0
     }
 
     fn name(&self) -> &'t str {
@@ -117,7 +130,7 @@ impl<'t> Slot<'t> {
     }
 
     fn element_of(self) -> Self {
-        Slot { presence: false, header: false, element: true, root: false, container: false, ..self }
+        Slot { f: sf::ELEMENT, ..self }
     }
 }
 
@@ -150,14 +163,20 @@ fn fits(prim: Prim, v: Scalar) -> bool {
 
 impl<'t> Serializer<'t> {
     /// Writes what precedes a value: the presence bit and the deep property header.
-    #[inline]
+    #[inline(always)]
     fn open(&mut self, slot: &Slot<'t>, type_name: Option<&str>) -> Result<Option<Patch>> {
-        if slot.presence {
+        if slot.is(sf::PRESENCE) {
             self.w.write_bool(true);
         }
-        if !slot.header {
+        if !slot.is(sf::HEADER) {
             return Ok(None);
         }
+        self.open_header(slot, type_name)
+    }
+
+    /// [`open`](Self::open)'s deep property header (size placeholder + hash).
+    #[inline(never)]
+    fn open_header(&mut self, slot: &Slot<'t>, type_name: Option<&str>) -> Result<Option<Patch>> {
         let prop = match slot.prop {
             Some(p) => p,
             None => return Ok(None),
@@ -206,26 +225,13 @@ impl<'t> Serializer<'t> {
         Error::new(ErrorKind::MissingType { class, field: prop.name.clone() })
     }
 
-    /// A number or bool: the common case (a typed, plain slot) inline, the rest out of line.
+    /// A number or bool: the common case (the property's type is the Rust type's, nothing to
+    /// write before the value) inline and specialised, the rest out of line.
     #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
-        if let Kind::Prim(p) = slot.kind {
-            // (A deep header needs the property's own hash: not for `Auto` properties.)
-            let typed = !slot.header || slot.prop.is_some_and(|prop| prop.kind == slot.kind);
-            if !(slot.presence | slot.container) && typed && fits(p, v) {
-                let patch = match (slot.header, slot.prop) {
-                    (true, Some(prop)) => Some(self.header(prop.hash)),
-                    _ => None,
-                };
-                // The property's type is usually the Rust type's: a constant after inlining.
-                if p == auto {
-                    self.w.write_scalar(auto, v);
-                } else {
-                    self.w.write_scalar(p, v);
-                }
-                self.close(patch);
-                return Ok(());
-            }
+        if slot.kind == Kind::Prim(auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+            self.w.write_scalar(auto, v);
+            return Ok(());
         }
         self.scalar_slow(slot, v, auto)
     }
@@ -238,7 +244,7 @@ impl<'t> Serializer<'t> {
             Kind::Enum => return self.enum_int(slot, v),
             _ => return Err(mismatch(&slot, auto.type_name())),
         };
-        if slot.container {
+        if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single value for a container property"));
         }
         if !fits(prim, v) {
@@ -257,8 +263,7 @@ impl<'t> Serializer<'t> {
             _ => return Err(Error::mismatch(slot.name(), format!("an enum value, got {v:?}"))),
         };
         if self.string_enums {
-            let def = slot.enum_def().cloned().unwrap_or_default();
-            let text = def.format(value).ok_or_else(|| {
+            let text = slot.enum_def().and_then(|d| d.format(value)).ok_or_else(|| {
                 Error::new(ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: value.to_string() })
             })?;
             let patch = self.open(&slot, None)?;
@@ -308,21 +313,21 @@ impl<'t> Serializer<'t> {
         Ok(())
     }
 
-    fn string(&mut self, slot: Slot<'t>, s: &str) -> Result<()> {
+    fn string(&mut self, slot: &Slot<'t>, s: &str) -> Result<()> {
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p @ (Prim::Str | Prim::WStr)) => (p, None),
             Kind::Auto => (Prim::Str, Some("std::string")),
-            Kind::Enum => return self.enum_name(slot, s),
-            _ => return Err(mismatch(&slot, "a string")),
+            Kind::Enum => return self.enum_name(*slot, s),
+            _ => return Err(mismatch(slot, "a string")),
         };
-        if slot.container {
-            return Err(mismatch(&slot, "a single string for a container property"));
+        if slot.is(sf::CONTAINER) {
+            return Err(mismatch(slot, "a single string for a container property"));
         }
         if prim == Prim::WStr {
             let mut units = std::mem::take(&mut self.utf16);
             units.clear();
             units.extend(s.encode_utf16());
-            let r = self.check_len(units.len(), true).and_then(|()| self.open(&slot, type_name));
+            let r = self.check_len(units.len(), true).and_then(|()| self.open(slot, type_name));
             let r = r.map(|patch| {
                 self.w.write_wstring(&units, self.compact);
                 self.close(patch);
@@ -331,7 +336,7 @@ impl<'t> Serializer<'t> {
             return r;
         }
         self.check_len(s.len(), true)?;
-        let patch = self.open(&slot, type_name)?;
+        let patch = self.open(slot, type_name)?;
         self.w.write_string(s.as_bytes(), self.compact);
         self.close(patch);
         Ok(())
@@ -339,14 +344,14 @@ impl<'t> Serializer<'t> {
 
     fn bytes(&mut self, slot: Slot<'t>, b: &[u8]) -> Result<()> {
         match slot.kind {
-            Kind::Prim(Prim::Str) | Kind::Auto if !slot.container => {
+            Kind::Prim(Prim::Str) | Kind::Auto if !slot.is(sf::CONTAINER) => {
                 self.check_len(b.len(), true)?;
                 let patch = self.open(&slot, Some("std::string"))?;
                 self.w.write_string(b, self.compact);
                 self.close(patch);
                 Ok(())
             }
-            Kind::Prim(p @ (Prim::U8 | Prim::I8)) if slot.container => {
+            Kind::Prim(p @ (Prim::U8 | Prim::I8)) if slot.is(sf::CONTAINER) => {
                 // A container of bytes: length prefix, then the bytes (each aligned, so contiguous).
                 self.check_len(b.len(), false)?;
                 let patch = self.open(&slot, Some(p.type_name()))?;
@@ -362,10 +367,10 @@ impl<'t> Serializer<'t> {
     }
 
     fn null(&mut self, slot: Slot<'t>) -> Result<()> {
-        if slot.root {
+        if slot.is(sf::ROOT) {
             return Err(Error::new(ErrorKind::NullRoot));
         }
-        if slot.presence {
+        if slot.is(sf::PRESENCE) {
             if self.forbid_delta {
                 return Err(Error::new(ErrorKind::MissingDelta(slot.name().to_owned())));
             }
@@ -380,9 +385,13 @@ impl<'t> Serializer<'t> {
                 Ok(())
             }
             // Deep mode: `None` leaves the property out.
-            _ if slot.header && !slot.element => Ok(()),
+            _ if slot.is(sf::HEADER) && !slot.is(sf::ELEMENT) => Ok(()),
+            _ if slot.is(sf::OMITTABLE) => {
+                self.omitted = true;
+                Ok(())
+            }
             // Shallow, no type: a null pointer.
-            Kind::Auto if !slot.element => {
+            Kind::Auto if !slot.is(sf::ELEMENT) => {
                 self.w.write_u32(0);
                 Ok(())
             }
@@ -393,6 +402,7 @@ impl<'t> Serializer<'t> {
         }
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> Result<()> {
         if self.depth == 0 {
             return Err(Error::new(ErrorKind::RecursionLimit));
@@ -402,7 +412,7 @@ impl<'t> Serializer<'t> {
     }
 
     /// The class of a serde struct name, remembering the match by the name's address.
-    #[inline]
+    #[inline(always)]
     fn resolve_static(&self, name: &'static str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = self.types.get(expected);
@@ -410,6 +420,11 @@ impl<'t> Serializer<'t> {
                 return Ok(c);
             }
         }
+        self.resolve_static_slow(name, slot, variant)
+    }
+
+    #[inline(never)]
+    fn resolve_static_slow(&self, name: &'static str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
         let c = self.resolve_class(name, slot, variant)?;
         if c.name == name || c.name.strip_prefix("class ") == Some(name) {
             c.rust_name.remember(name);
@@ -437,11 +452,29 @@ impl<'t> Serializer<'t> {
         Err(Error::new(ErrorKind::UnknownClass(name.to_owned())))
     }
 
-    fn begin_object(&mut self, slot: Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
-        if slot.container {
+    /// Starts an object: type tag, and in deep mode a size placeholder.
+    #[inline(always)]
+    fn begin_object(&mut self, slot: &Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
+        if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
+            return self.begin_object_slow(*slot, class);
+        }
+        self.enter()?;
+        let size_pos = if self.shallow {
+            self.w.write_u32(class.hash);
+            0
+        } else {
+            self.w.write_u64(u64::from(class.hash));
+            self.w.bit_pos() - 32
+        };
+        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch: None, size_pos, root: slot.is(sf::ROOT) })
+    }
+
+    #[inline(never)]
+    fn begin_object_slow(&mut self, slot: Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
+        if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single object for a container property"));
         }
-        if slot.kind == Kind::Auto && slot.header {
+        if slot.kind == Kind::Auto && slot.is(sf::HEADER) {
             let prop = slot.prop.map(|p| self.missing_type(p));
             return Err(prop.unwrap_or_else(|| Error::new(ErrorKind::NullRoot)));
         }
@@ -452,24 +485,69 @@ impl<'t> Serializer<'t> {
         if !self.shallow {
             self.w.write_u32(0);
         }
-        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch, size_pos, root: slot.root })
+        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch, size_pos, root: slot.is(sf::ROOT) })
     }
 
+    /// The slot of a shallow-mode property.
+    #[inline(always)]
     fn field_slot(&self, prop: &'t PropertyDef) -> Slot<'t> {
-        Slot {
-            prop: Some(prop),
-            kind: prop.kind,
-            auto_type: 0,
-            root: false,
-            presence: self.shallow && prop.has(flags::DELTA_ENCODE),
-            header: !self.shallow,
-            element: false,
-            container: prop.dynamic,
-        }
+        let presence = if prop.flags & flags::DELTA_ENCODE != 0 { sf::PRESENCE } else { 0 };
+        let container = if prop.dynamic { sf::CONTAINER } else { 0 };
+        Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: presence | container }
     }
 
-    /// Handles one field of an object being written.
-    fn field<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: Key<'_>, value: &T) -> Result<()> {
+    /// Handles one field of an object being written. Fast path: the field is the property at
+    /// the cursor (serde's field order is the id order) and its name was matched before.
+    #[inline(always)]
+    fn field<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: &'static str, value: &T) -> Result<()> {
+        if let Some(prop) = st.class.props.get(st.cursor) {
+            if prop.key.matches(key) && prop.name.len() == key.len() && st.buffered.is_empty() {
+                st.cursor += 1;
+                if !self.shallow {
+                    return self.deep_property(prop, value);
+                }
+                if !self.incl.test(prop.flags) {
+                    return Ok(());
+                }
+                let slot = self.field_slot(prop);
+                return value.serialize(ValueSer { s: self, slot, variant: None });
+            }
+        }
+        self.field_slow(st, Key::Static(key), value)
+    }
+
+    /// Writes a deep-mode property: header (size placeholder + hash), value, size.
+    #[inline(always)]
+    fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
+        if self.skip_deprecated && prop.flags & flags::DEPRECATED != 0 {
+            return Ok(());
+        }
+        let container = if prop.dynamic { sf::CONTAINER } else { 0 };
+        if prop.kind == Kind::Auto {
+            // The Rust type decides the type string, and so the hash: the value writes the header.
+            let slot = Slot { prop: Some(prop), kind: Kind::Auto, auto_type: 0, f: sf::HEADER | container };
+            return value.serialize(ValueSer { s: self, slot, variant: None });
+        }
+        let mark = self.w.mark();
+        let start = self.w.bit_pos();
+        self.w.write_u64(u64::from(prop.hash) << 32);
+        let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: sf::OMITTABLE | container };
+        value.serialize(ValueSer { s: self, slot, variant: None })?;
+        if self.omitted {
+            // `None`: the property is left out.
+            self.omitted = false;
+            self.w.rewind(mark);
+        } else {
+            let size = self.w.bit_pos() - start;
+            self.w.patch_u32((start + 7) & !7, size as u32);
+        }
+        Ok(())
+    }
+
+    /// [`field`](Self::field) for everything else: first sight of a field name, map keys, fields
+    /// out of id order (buffered until their turn), properties the mask excludes.
+    #[inline(never)]
+    fn field_slow<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: Key<'_>, value: &T) -> Result<()> {
         let class = st.class;
         let found = match key {
             Key::Static(k) => class.find_static(k, st.cursor),
@@ -480,22 +558,16 @@ impl<'t> Serializer<'t> {
             .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
         let prop = &class.props[idx];
         if !self.shallow {
-            if self.opts.skip_deprecated && prop.has(flags::DEPRECATED) {
-                return Ok(());
-            }
             st.cursor = idx + 1;
-            return value.serialize({
-                let slot = self.field_slot(prop);
-                ValueSer { s: self, slot, variant: None }
-            });
+            return self.deep_property(prop, value);
         }
-        if !self.opts.includes(prop.flags) {
+        if !self.incl.test(prop.flags) {
             return Ok(());
         }
         if idx < st.cursor || st.buffered.iter().any(|(i, _)| *i == idx) {
             return Err(Error::custom_msg(format!("{}::{} serialized twice", class.name, key)));
         }
-        let pending = class.props[st.cursor..idx].iter().any(|p| self.opts.includes(p.flags));
+        let pending = class.props[st.cursor..idx].iter().any(|p| self.incl.test(p.flags));
         if pending {
             // Out of id order: keep it until the properties before it are written.
             st.buffered.push((idx, crate::value::to_value(value)?));
@@ -512,7 +584,7 @@ impl<'t> Serializer<'t> {
     fn flush_buffered(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
         while !st.buffered.is_empty() {
             let class = st.class;
-            let next = class.props[st.cursor..].iter().position(|p| self.opts.includes(p.flags));
+            let next = class.props[st.cursor..].iter().position(|p| self.incl.test(p.flags));
             let Some(off) = next else { break };
             let idx = st.cursor + off;
             let Some(pos) = st.buffered.iter().position(|(i, _)| *i == idx) else { break };
@@ -526,14 +598,37 @@ impl<'t> Serializer<'t> {
         Ok(())
     }
 
+    #[inline(always)]
     fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
         if self.shallow {
+            if st.cursor < st.class.props.len() || !st.buffered.is_empty() {
+                self.end_shallow_slow(&mut st)?;
+            }
+        } else {
+            let size = self.w.bit_pos() - st.size_pos;
+            self.w.patch_u32(st.size_pos, size as u32);
+        }
+        if st.patch.is_some() {
+            self.close(st.patch.take());
+        }
+        if st.root {
+            self.w.align();
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// The end of a shallow object with properties left: buffered fields, absent DELTA_ENCODE
+    /// properties, missing fields.
+    #[inline(never)]
+    fn end_shallow_slow(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
+        {
             if !st.buffered.is_empty() {
-                self.flush_buffered(&mut st)?;
+                self.flush_buffered(st)?;
             }
             let class = st.class;
             for (i, prop) in class.props.iter().enumerate().skip(st.cursor) {
-                if !self.opts.includes(prop.flags) {
+                if !self.incl.test(prop.flags) {
                     continue;
                 }
                 if let Some(pos) = st.buffered.iter().position(|(j, _)| *j == i) {
@@ -554,15 +649,7 @@ impl<'t> Serializer<'t> {
                     }));
                 }
             }
-        } else {
-            let size = self.w.bit_pos() - st.size_pos;
-            self.w.patch_u32(st.size_pos, size as u32);
         }
-        self.close(st.patch.take());
-        if st.root {
-            self.w.align();
-        }
-        self.depth += 1;
         Ok(())
     }
 }
@@ -740,62 +827,76 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
         false
     }
 
+    #[inline(always)]
     fn serialize_bool(self, v: bool) -> Result<()> {
         self.s.scalar(self.slot, Scalar::Bool(v), Prim::Bool)
     }
+    #[inline(always)]
     fn serialize_i8(self, v: i8) -> Result<()> {
         self.s.scalar(self.slot, Scalar::Int(v.into()), Prim::I8)
     }
+    #[inline(always)]
     fn serialize_i16(self, v: i16) -> Result<()> {
         self.s.scalar(self.slot, Scalar::Int(v.into()), Prim::I16)
     }
+    #[inline(always)]
     fn serialize_i32(self, v: i32) -> Result<()> {
         self.s.scalar(self.slot, Scalar::Int(v.into()), Prim::I32)
     }
+    #[inline(always)]
     fn serialize_i64(self, v: i64) -> Result<()> {
         self.s.scalar(self.slot, Scalar::Int(v), Prim::I64)
     }
+    #[inline(always)]
     fn serialize_u8(self, v: u8) -> Result<()> {
         self.s.scalar(self.slot, Scalar::UInt(v.into()), Prim::U8)
     }
+    #[inline(always)]
     fn serialize_u16(self, v: u16) -> Result<()> {
         self.s.scalar(self.slot, Scalar::UInt(v.into()), Prim::U16)
     }
+    #[inline(always)]
     fn serialize_u32(self, v: u32) -> Result<()> {
         self.s.scalar(self.slot, Scalar::UInt(v.into()), Prim::U32)
     }
+    #[inline(always)]
     fn serialize_u64(self, v: u64) -> Result<()> {
         self.s.scalar(self.slot, Scalar::UInt(v), Prim::U64)
     }
+    #[inline(always)]
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.s.scalar(self.slot, Scalar::F32(v), Prim::F32)
     }
+    #[inline(always)]
     fn serialize_f64(self, v: f64) -> Result<()> {
         self.s.scalar(self.slot, Scalar::F64(v), Prim::F64)
     }
     fn serialize_char(self, v: char) -> Result<()> {
         let mut buf = [0u8; 4];
-        self.s.string(self.slot, v.encode_utf8(&mut buf))
+        self.s.string(&self.slot, v.encode_utf8(&mut buf))
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
-        self.s.string(self.slot, v)
+        self.s.string(&self.slot, v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         self.s.bytes(self.slot, v)
     }
+    #[inline]
     fn serialize_none(self) -> Result<()> {
         self.s.null(self.slot)
     }
+    #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<()> {
         let mut slot = self.slot;
-        if slot.presence {
+        if slot.is(sf::PRESENCE) {
             if slot.prop.is_some_and(|p| p.dynamic) || !matches!(slot.kind, Kind::Object(_) | Kind::Auto) {
                 // The presence bit is written with the value.
                 return v.serialize(ValueSer { s: self.s, slot, variant: None });
             }
             // A pointer: the presence layer is this Option; an inner Option means null.
             self.s.w.write_bool(true);
-            slot.presence = false;
+            slot.f &= !sf::PRESENCE;
         }
         v.serialize(ValueSer { s: self.s, slot, variant: None })
     }
@@ -805,15 +906,14 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
         self.s.null(self.slot)
     }
+    #[inline]
     fn serialize_unit_variant(self, _name: &'static str, i: u32, variant: &'static str) -> Result<()> {
         match self.slot.kind {
-            Kind::Enum if !self.s.string_enums => {
-                match self.slot.enum_def().and_then(|d| d.value_of_variant(i, variant)) {
-                    Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
-                    None => self.s.string(self.slot, variant),
-                }
-            }
-            Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(self.slot, variant),
+            Kind::Enum if !self.s.string_enums => match self.slot.prop.and_then(|p| p.variant_value(i, variant)) {
+                Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
+                None => self.s.string(&self.slot, variant),
+            },
+            Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(&self.slot, variant),
             _ => Err(mismatch(&self.slot, "a unit variant")),
         }
     }
@@ -841,13 +941,16 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
             _ => Err(mismatch(&self.slot, "a newtype variant")),
         }
     }
+    #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
         let len = len.ok_or_else(|| Error::new(ErrorKind::Unsupported("sequences of unknown length")))?;
         self.seq(len, true)
     }
+    #[inline]
     fn serialize_tuple(self, len: usize) -> Result<SeqSer<'a, 't>> {
         self.seq(len, false)
     }
+    #[inline]
     fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqSer<'a, 't>> {
         self.seq(len, false)
     }
@@ -863,7 +966,7 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 't>> {
         match self.slot.kind {
             // A map in a container of two-property objects: one (key, value) object per entry.
-            Kind::Object(Some(c)) if self.slot.container && self.s.types.get(c).props.len() == 2 => {
+            Kind::Object(Some(c)) if self.slot.is(sf::CONTAINER) && self.s.types.get(c).props.len() == 2 => {
                 let len = len.ok_or_else(|| Error::new(ErrorKind::Unsupported("maps of unknown length")))?;
                 self.s.check_len(len, false)?;
                 let slot = self.slot;
@@ -880,22 +983,18 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
             _ => Err(mismatch(&self.slot, "a map")),
         }
     }
+    #[inline(always)]
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructSer<'a, 't>> {
-        let mut slot = self.slot;
-        if name.starts_with(MARKER) && slot.kind == Kind::Auto {
-            if let Some((Kind::Leaf(leaf), type_name)) = marker_kind(name) {
-                slot.kind = Kind::Leaf(leaf);
-                slot.auto_type = auto_type_code(type_name);
-            }
-        }
+        // (The slot is read in place, field by field, not copied: the caller has just written it
+        // field by field, and a whole-struct load of those stores stalls store forwarding.)
+        let slot = &self.slot;
         match slot.kind {
-            Kind::Leaf(leaf) => Ok(StructSer(StructInner::Leaf(LeafSer::new(self.s, slot, leaf)?))),
-            Kind::Object(_) | Kind::Auto => {
-                let class = self.s.resolve_static(name, &slot, self.variant)?;
+            Kind::Object(_) => {
+                let class = self.s.resolve_static(name, slot, self.variant)?;
                 let state = self.s.begin_object(slot, class)?;
                 Ok(StructSer(StructInner::Object(self.s, state)))
             }
-            _ => Err(mismatch(&slot, "a struct")),
+            _ => self.struct_other(name),
         }
     }
     fn serialize_struct_variant(
@@ -910,12 +1009,32 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
 }
 
 impl<'a, 't> ValueSer<'a, 't> {
+    /// [`serialize_struct`](ser::Serializer::serialize_struct) for leaf and untyped slots.
+    fn struct_other(self, name: &'static str) -> Result<StructSer<'a, 't>> {
+        let mut slot = self.slot;
+        if name.starts_with(MARKER) && slot.kind == Kind::Auto {
+            if let Some((Kind::Leaf(leaf), type_name)) = marker_kind(name) {
+                slot.kind = Kind::Leaf(leaf);
+                slot.auto_type = auto_type_code(type_name);
+            }
+        }
+        match slot.kind {
+            Kind::Leaf(leaf) => Ok(StructSer(StructInner::Leaf(LeafSer::new(self.s, slot, leaf)?))),
+            Kind::Object(_) | Kind::Auto => {
+                let class = self.s.resolve_static(name, &slot, self.variant)?;
+                let state = self.s.begin_object(&slot, class)?;
+                Ok(StructSer(StructInner::Object(self.s, state)))
+            }
+            _ => Err(mismatch(&slot, "a struct")),
+        }
+    }
+
     fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
         if let Kind::Leaf(leaf) = slot.kind {
             return Ok(SeqSer(SeqInner::Leaf(LeafSer::new(self.s, slot, leaf)?)));
         }
-        if slot.element || slot.root {
+        if slot.is(sf::ELEMENT) || slot.is(sf::ROOT) {
             return Err(mismatch(&slot, "a nested sequence"));
         }
         let dynamic = slot.prop.is_some_and(|p| p.dynamic || p.type_name.is_none());
@@ -948,6 +1067,7 @@ enum SeqInner<'a, 't> {
 }
 
 impl SeqSer<'_, '_> {
+    #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         match &mut self.0 {
             SeqInner::Container { s, slot, .. } | SeqInner::Fixed { s, slot, .. } => {
@@ -957,6 +1077,7 @@ impl SeqSer<'_, '_> {
         }
     }
 
+    #[inline]
     fn finish(self) -> Result<()> {
         match self.0 {
             SeqInner::Container { s, patch, .. } => {
@@ -976,9 +1097,11 @@ impl SeqSer<'_, '_> {
 impl ser::SerializeSeq for SeqSer<'_, '_> {
     type Ok = ();
     type Error = Error;
+    #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         self.element(v)
     }
+    #[inline]
     fn end(self) -> Result<()> {
         self.finish()
     }
@@ -987,9 +1110,11 @@ impl ser::SerializeSeq for SeqSer<'_, '_> {
 impl ser::SerializeTuple for SeqSer<'_, '_> {
     type Ok = ();
     type Error = Error;
+    #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         self.element(v)
     }
+    #[inline]
     fn end(self) -> Result<()> {
         self.finish()
     }
@@ -998,9 +1123,11 @@ impl ser::SerializeTuple for SeqSer<'_, '_> {
 impl ser::SerializeTupleStruct for SeqSer<'_, '_> {
     type Ok = ();
     type Error = Error;
+    #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         self.element(v)
     }
+    #[inline]
     fn end(self) -> Result<()> {
         self.finish()
     }
@@ -1018,13 +1145,14 @@ enum StructInner<'a, 't> {
 impl ser::SerializeStruct for StructSer<'_, '_> {
     type Ok = ();
     type Error = Error;
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> Result<()> {
         match &mut self.0 {
-            StructInner::Object(s, st) => s.field(st, Key::Static(key), v),
+            StructInner::Object(s, st) => s.field(st, key, v),
             StructInner::Leaf(l) => l.field(key, v),
         }
     }
+    #[inline(always)]
     fn end(self) -> Result<()> {
         match self.0 {
             StructInner::Object(s, st) => s.end_object(st),
@@ -1070,8 +1198,8 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         if let MapInner::Pairs { s, slot, class, state, .. } = &mut self.0 {
-            let mut st = s.begin_object(*slot, class)?;
-            s.field(&mut st, Key::Dynamic(&class.props[0].name), key)?;
+            let mut st = s.begin_object(slot, class)?;
+            s.field_slow(&mut st, Key::Dynamic(&class.props[0].name), key)?;
             *state = Some(st);
             return Ok(());
         }
@@ -1086,7 +1214,7 @@ impl ser::SerializeMap for MapSer<'_, '_> {
         match &mut self.0 {
             MapInner::Pairs { s, class, state, .. } => {
                 let mut st = state.take().ok_or_else(|| Error::custom_msg("map value before its key".into()))?;
-                s.field(&mut st, Key::Dynamic(&class.props[1].name), v)?;
+                s.field_slow(&mut st, Key::Dynamic(&class.props[1].name), v)?;
                 s.end_object(st)
             }
             MapInner::Leaf(l, key) => {
@@ -1117,14 +1245,14 @@ impl ser::SerializeMap for MapSer<'_, '_> {
                                 ));
                             }
                         };
-                        *state = Some(s.begin_object(*slot, class)?);
+                        *state = Some(s.begin_object(slot, class)?);
                         Ok(())
                     }
                     Some(st) => {
                         if k.starts_with("$__") {
                             return Ok(());
                         }
-                        s.field(st, Key::Dynamic(&k), v)
+                        s.field_slow(st, Key::Dynamic(&k), v)
                     }
                 }
             }
@@ -1160,7 +1288,7 @@ pub struct LeafSer<'a, 't> {
 
 impl<'a, 't> LeafSer<'a, 't> {
     fn new(s: &'a mut Serializer<'t>, slot: Slot<'t>, leaf: Leaf) -> Result<Self> {
-        if slot.container {
+        if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
         }
         Ok(LeafSer { s, slot, leaf, vals: [0; 9], next: 0, filled: 0 })

@@ -50,3 +50,70 @@ fn fuzz_options(sel: u8) -> (Options, Options) {
         .skip_deprecated(sel & 4 != 0);
     (reader, plain)
 }
+
+mod index_keys {
+    use serde::{Deserialize, Serialize};
+    use serde_kiprop::{ClassSchema, Options, PropertySchema as P, TypeList};
+
+    const OPTS: &[(&str, u32)] = &[("X", 0), ("Y", 1), ("Z", 2)];
+    static CLASS: ClassSchema = ClassSchema::new(
+        "class P",
+        &[P::new("a").ty("unsigned int"), P::new("b").ty("unsigned int"), P::new("e").ty("enum E").options(OPTS)],
+    );
+
+    /// Fields and variants exactly the properties and options: the deserializer passes indices.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class P")]
+    struct Same {
+        a: u32,
+        b: u32,
+        e: E,
+    }
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    enum E {
+        X,
+        Y,
+        Z,
+    }
+
+    /// Fields in another order, variants in another order: names must decide.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename = "class P")]
+    struct Reordered {
+        b: u32,
+        a: u32,
+        e: Backwards,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    enum Backwards {
+        Z,
+        Y,
+        X,
+    }
+
+    /// A subset of the properties.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename = "class P")]
+    struct Subset {
+        b: u32,
+    }
+
+    /// The index fast paths of the deserializer (field and variant indices when the serde names
+    /// are exactly the class's properties / the enum's options) must agree with matching by name
+    /// for every other shape of struct and enum.
+    #[test]
+    fn index_keys_are_used_only_when_names_line_up() {
+        let types = TypeList::from_schemas(&[&CLASS]);
+        for opts in [Options::new().property_mask(0), Options::new().deep(true)] {
+            let same = Same { a: 1, b: 2, e: E::Z };
+            let bytes = opts.to_vec(&same, &types).unwrap();
+            // Twice: the second decode takes the cached (address-checked) path.
+            for _ in 0..2 {
+                assert_eq!(opts.from_slice::<Same>(&bytes, &types).unwrap(), same);
+                let r: Reordered = opts.from_slice(&bytes, &types).unwrap();
+                assert_eq!(r, Reordered { b: 2, a: 1, e: Backwards::Z });
+                assert_eq!(opts.from_slice::<Subset>(&bytes, &types).unwrap(), Subset { b: 2 });
+            }
+        }
+    }
+}
