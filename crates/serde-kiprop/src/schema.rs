@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::codec::{Leaf, Prim, TypeKind, classify};
 use crate::error::{Error, ErrorKind, Result};
@@ -88,21 +88,32 @@ impl Hasher for TagHasher {
 
 pub(crate) type TagMap<V> = HashMap<u32, V, BuildHasherDefault<TagHasher>>;
 
-/// The address of the last `&'static str` (a serde field or struct name) that matched a name, so
-/// the next lookup with the same static string skips the string comparison. Only ever filled
-/// from `'static` strings, whose addresses cannot be reused for other text.
+/// The address and length of the last `&'static str` (a serde field or struct name) that matched
+/// a name, so the next lookup with the same static string skips the string comparison. Only ever
+/// filled from `'static` strings, whose memory cannot be reused for other text. The length is part
+/// of the key: two static strings may start at the same address (one a prefix of the other).
 #[derive(Debug, Default)]
-pub(crate) struct StaticKey(AtomicUsize);
+pub(crate) struct StaticKey(AtomicU64);
 
 impl StaticKey {
+    /// `(address << 16) | length` in one word, so one atomic load compares both; `None` (never
+    /// cached) for the addresses above 2^48 or names of 64 KiB and more that do not fit.
+    #[inline(always)]
+    fn pack(key: &'static str) -> Option<u64> {
+        let (addr, len) = (key.as_ptr() as usize as u64, key.len() as u64);
+        (addr >> 48 == 0 && len >> 16 == 0).then_some(addr << 16 | len)
+    }
+
     #[inline(always)]
     pub(crate) fn matches(&self, key: &'static str) -> bool {
-        self.0.load(Ordering::Relaxed) == key.as_ptr() as usize
+        Self::pack(key).is_some_and(|k| self.0.load(Ordering::Relaxed) == k)
     }
 
     #[inline]
     pub(crate) fn remember(&self, key: &'static str) {
-        self.0.store(key.as_ptr() as usize, Ordering::Relaxed);
+        if let Some(k) = Self::pack(key) {
+            self.0.store(k, Ordering::Relaxed);
+        }
     }
 }
 
@@ -931,6 +942,18 @@ pub trait KiClass {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn static_key_tells_apart_names_that_share_an_address() {
+        static NAME: &str = "Updates";
+        let prefix: &'static str = &NAME[..6];
+        assert_eq!(prefix.as_ptr(), NAME.as_ptr());
+        let key = super::StaticKey::default();
+        assert!(!key.matches(NAME));
+        key.remember(NAME);
+        assert!(key.matches(NAME));
+        assert!(!key.matches(prefix), "same address, other length: another name");
+    }
+
     use super::*;
 
     #[test]
