@@ -14,7 +14,8 @@ const LIMIT: usize = 8 << 20;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, body)) = data.split_first() else { return };
-    let mut options = Options::new().max_decompressed(LIMIT).max_chunk(2 << 20).allow_uncompressed(selector & 0x80 != 0);
+    let mut options =
+        Options::new().max_decompressed(LIMIT).max_chunk(2 << 20).allow_uncompressed(selector & 0x80 != 0);
     options = match selector & 3 {
         1 => options.extension(Extension::Lz4Bson),
         2 => options.extension(Extension::SevenZBson),

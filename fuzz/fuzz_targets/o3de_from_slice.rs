@@ -11,8 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_o3de::prefab::Prefab;
 use serde_o3de::{
-    Any, Color, Enum, Matrix3x4, O3deEnum, Options, Polymorphic, Quaternion, RawJson, Transform, TypeIndex, UnknownType,
-    Uuid, Vector3,
+    Any, Color, Enum, Matrix3x4, O3deEnum, Options, Polymorphic, Quaternion, RawJson, Transform, TypeIndex,
+    UnknownType, Uuid, Vector3,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -35,7 +35,9 @@ enum Mode {
     Off,
     On(i32),
     Pair(u8, String),
-    Named { x: f32 },
+    Named {
+        x: f32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

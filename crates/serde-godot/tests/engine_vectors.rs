@@ -145,3 +145,37 @@ fn expected_godot4_value(name: &str) -> &'static str {
         other => panic!("no expected value for {other}"),
     }
 }
+
+/// Regression (fuzz finding, `godot_roundtrip`): the null Object is sent as NIL, as Godot 4 and the
+/// Godot 3 engine (`object_freed_*` above) send it, so as a Dictionary key it lands on the same
+/// wire key as `null`, and decoding merges the two entries the way the engine's Dictionary does
+/// (first position, last value). Godot 3 release builds' encodings of a null object (an OBJECT
+/// with id 0, or an empty class name) decode to the same null Object.
+#[test]
+fn null_object_and_nil_keys_merge_like_the_engine() {
+    use serde_godot::{Dictionary, Object};
+    // Dictionary is type 27 in Godot 4, 18 in Godot 3.
+    for (opts, dict_header) in [(Options::new(), "1b000000"), (g3(), "12000000"), (g3().full_objects(true), "12000000")]
+    {
+        let mut dict = Dictionary::new();
+        dict.insert(Variant::Object(Object::Null), Variant::Int(1));
+        dict.insert(Variant::Nil, Variant::Int(2));
+        let value = Variant::Dictionary(Box::new(dict));
+        let bytes = value.to_bytes(&opts).unwrap();
+        assert_eq!(
+            to_hex(&bytes),
+            format!("{dict_header}02000000 00000000 02000000 01000000 00000000 02000000 02000000").replace(' ', "")
+        );
+        let back = Variant::from_bytes(&bytes, &opts).unwrap();
+        assert_eq!(back.to_string(), "{null: 2}");
+        // From here on the encoding is a fixed point.
+        let again = back.to_bytes(&opts).unwrap();
+        assert_eq!(Variant::from_bytes(&again, &opts).unwrap().to_bytes(&opts).unwrap(), again);
+    }
+    for release_build_null in ["1100010000000000 00000000", "11000000 00000000"] {
+        let opts = g3().full_objects(true);
+        let value = Variant::from_bytes(&hex(&release_build_null.replace(' ', "")), &opts).unwrap();
+        assert_eq!(value, Variant::Object(Object::Null), "{release_build_null}");
+        assert_eq!(to_hex(&value.to_bytes(&opts).unwrap()), "00000000");
+    }
+}
