@@ -278,7 +278,7 @@ pub(crate) fn godot_str(bytes: &[u8]) -> Option<&str> {
     // longer ones with core's memchr.
     let no_nul = match short_words(bytes) {
         Some((head, tail)) => !zero_byte(head) && !zero_byte(tail),
-        None => !bytes.contains(&0),
+        None => !has_nul(bytes),
     };
     if no_nul && !bytes.starts_with(b"\xEF\xBB\xBF") {
         return std::str::from_utf8(bytes).ok();
@@ -296,10 +296,31 @@ fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
 }
 
+/// Whether `bytes` holds a NUL: word at a time, branch-free per word (strings are short; core's
+/// `memchr` goes byte by byte below 16 bytes and to an alignment boundary first).
+#[inline]
+fn has_nul(bytes: &[u8]) -> bool {
+    let Some(last) = bytes.last_chunk::<8>() else {
+        return bytes.contains(&0);
+    };
+    let mut found = zero_bytes(u64::from_le_bytes(*last));
+    for word in bytes.chunks_exact(8) {
+        found |= zero_bytes(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+    }
+    found != 0
+}
+
+/// Non-zero exactly when a word holds a zero byte (the marked bit may be wrong above the first
+/// zero byte; whether there is one is exact).
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080
+}
+
 /// Whether a word holds a zero byte.
 #[inline(always)]
 fn zero_byte(x: u64) -> bool {
-    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+    zero_bytes(x) != 0
 }
 
 /// The first and last 8 bytes of `s` (4 to 16 bytes long; shorter words are padded with
@@ -644,6 +665,23 @@ pub(crate) fn packed_has_reals(ty: VariantType) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn has_nul_finds_a_nul_at_every_position() {
+        for len in 0..48 {
+            let clean: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(!has_nul(&clean), "{len}");
+            for at in 0..len {
+                let mut s = clean.clone();
+                s[at] = 0;
+                assert!(has_nul(&s), "{len} {at}");
+                // 0x01 and 0x80 bytes around the NUL are what trips careless word tricks.
+                s.iter_mut().filter(|b| **b != 0).enumerate().for_each(|(i, b)| *b = [0x01, 0x80, 0xFF][i % 3]);
+                assert!(has_nul(&s), "{len} {at} (0x01/0x80/0xFF neighbours)");
+            }
+            assert!(!has_nul(&vec![0x80; len]) && !has_nul(&vec![0x01; len]) && !has_nul(&vec![0xFF; len]));
+        }
+    }
 
     #[test]
     fn numbering_matches_the_spec_tables() {
