@@ -120,6 +120,19 @@ fn strings_decode_like_the_engine() {
     assert_eq!(err.offset(), Some(8));
 }
 
+/// Regression (fuzz finding, `godot_roundtrip`): the engine drops only the *first* leading byte
+/// order mark and writes strings as given, so a string that starts with two marks keeps one after
+/// a decode and loses it on the next round trip. serde-godot does the same, byte for byte.
+#[test]
+fn only_one_leading_byte_order_mark_is_dropped_per_decode() {
+    let two_marks = hex("0400000006000000efbbbfefbbbf0000");
+    let once = dec::<String>(&two_marks);
+    assert_eq!(once, "\u{feff}");
+    let bytes = serde_godot::to_vec(&once).unwrap();
+    assert_eq!(to_hex(&bytes), "0400000003000000efbbbf00");
+    assert_eq!(dec::<String>(&bytes), "");
+}
+
 #[test]
 fn unit_option_and_unit_structs_are_nil() {
     #[derive(Serialize, Deserialize, PartialEq, Debug)]
