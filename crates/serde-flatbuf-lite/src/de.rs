@@ -180,14 +180,23 @@ impl<'de> Deserializer<'de> {
     /// The string the uoffset at `pos` points to.
     #[inline]
     fn string(&mut self, pos: usize) -> Result<&'de str> {
-        let (start, len) = self.byte_vector(pos)?;
+        let buf = self.buf;
+        let v = follow(buf, pos)?;
+        let len = read_u32(buf, v)? as usize;
+        let start = v + 4;
+        let Some(bytes) = buf.get(start..).and_then(|rest| rest.get(..len)) else {
+            return Err(past_the_end(v, len));
+        };
         let end = start + len;
-        if self.opts.require_nul && self.buf.get(end) != Some(&0) {
-            return Err(Error::at(ErrorKind::MissingNulTerminator, end, format!("string of {len} bytes")));
+        if self.opts.require_nul && buf.get(end) != Some(&0) {
+            return Err(missing_nul(end, len));
         }
-        self.count(1, end)?;
-        std::str::from_utf8(&self.buf[start..end])
-            .map_err(|e| Error::at(ErrorKind::InvalidUtf8, start + e.valid_up_to(), ""))
+        // The length, the bytes and the NUL, counted at once.
+        self.count(5 + len, v)?;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(invalid_utf8(start + e.valid_up_to())),
+        }
     }
 
     /// The `[ubyte]` vector (or string data) the uoffset at `pos` points to: (data start, length).
@@ -197,7 +206,7 @@ impl<'de> Deserializer<'de> {
         let len = read_u32(self.buf, v)? as usize;
         let start = v + 4;
         if len > self.buf.len() - start {
-            return Err(Error::at(ErrorKind::OutOfBounds, v, format!("length {len} runs past the end")));
+            return Err(past_the_end(v, len));
         }
         self.count(4 + len, v)?;
         Ok((start, len))
@@ -231,7 +240,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Decodes a struct nested in the open struct `parent`, at its cursor.
-    #[inline(always)]
+    #[inline(never)]
     fn nested_struct<V: Visitor<'de>>(&mut self, parent: &mut Cursor, len: usize, visitor: V) -> Result<V::Value> {
         let origin = parent.cur;
         let anchor = if parent.started { parent.start } else { parent.anchor };
@@ -272,6 +281,21 @@ impl<'de> Deserializer<'de> {
         }
         Ok(value)
     }
+}
+
+#[cold]
+fn past_the_end(at: usize, len: usize) -> Error {
+    Error::at(ErrorKind::OutOfBounds, at, format!("length {len} runs past the end"))
+}
+
+#[cold]
+fn missing_nul(at: usize, len: usize) -> Error {
+    Error::at(ErrorKind::MissingNulTerminator, at, format!("string of {len} bytes"))
+}
+
+#[cold]
+fn invalid_utf8(at: usize) -> Error {
+    Error::at(ErrorKind::InvalidUtf8, at, "")
 }
 
 /// A struct type's alignment, when tracing learned it (the rare second decoding pass).

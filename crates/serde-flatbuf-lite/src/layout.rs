@@ -189,14 +189,10 @@ pub(crate) enum FieldValue {
     Bytes(u32),
 }
 
-#[inline]
+/// The alignment class of a field: 0 for 1-byte alignment up to 3 for 8 bytes (a shift, not a branch).
+#[inline(always)]
 fn class(align: u8) -> usize {
-    match align {
-        1 => 0,
-        2 => 1,
-        4 => 2,
-        _ => 3,
-    }
+    (align.trailing_zeros() & 3) as usize
 }
 
 /// Vtables already written, by content hash → distance, plus the last one used (tables of one type
@@ -296,9 +292,11 @@ pub(crate) fn write_table(
     // in the same pass as the scalars.
     let table = start_fields + table_size;
     let out = b.alloc(table_size)?;
-    out[..OFFSET].fill(0); // the soffset, patched below
-    for x in &mut out[OFFSET..OFFSET + soffset_pad] {
-        *x = 0;
+    // The soffset (patched below) and the padding after it (at most 3 bytes): one 8-byte store when the
+    // table is that long (field bytes it covers are written below).
+    match out.first_chunk_mut::<8>() {
+        Some(head) => *head = [0; 8],
+        None => out[..OFFSET + soffset_pad].fill(0),
     }
     for f in fields {
         let c = class(f.align);
@@ -477,7 +475,11 @@ impl Table {
             return None;
         }
         let at = self.vtable + e;
-        let off = u16::from_le_bytes([buf[at], buf[at + 1]]) as usize;
+        // In bounds (the vtable was checked at `open`); `get` keeps it panic-free with one test.
+        let off = match buf.get(at..at + 2) {
+            Some(&[lo, hi]) => u16::from_le_bytes([lo, hi]) as usize,
+            _ => 0,
+        };
         if off == 0 { None } else { Some(self.pos + off) }
     }
 }

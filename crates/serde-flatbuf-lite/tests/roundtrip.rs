@@ -120,6 +120,68 @@ fn reused_serializer_gives_identical_buffers() {
     assert_eq!(monster_opts().from_reader::<_, Monster>(&out[..]).unwrap(), seed_monster());
 }
 
+/// Regression for the table writer's head store: the soffset and its padding are zeroed with one 8-byte
+/// store when the table is that long and byte by byte when it is shorter (4 to 7 bytes). A reused serializer
+/// whose buffer holds 0xff bytes from an earlier message must still write exactly what a fresh one writes.
+#[test]
+fn short_tables_zero_their_padding_in_a_dirty_buffer() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Dirt {
+        junk: Vec<u8>,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Empty {}
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct OneByte {
+        a: u8,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct ThreeBytes {
+        a: u8,
+        b: u16,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Mixed {
+        a: u8,
+        // A 1-slot vtable (6 bytes) leaves the next table starting 2 bytes off a 4-byte boundary: 2 bytes of
+        // soffset padding in a 6-byte table (`q`), 1 byte in a 6-byte one (`t`).
+        p: OneByte,
+        q: Empty,
+        r: ThreeBytes,
+        t: OneByte,
+        b: Empty,
+        c: OneByte,
+        d: ThreeBytes,
+        e: u64,
+        f: Option<u8>,
+    }
+    let mut ser = Serializer::new();
+    // Zeros (absent or zero scalars: tables as short as they get) and non-zeros.
+    let values: Vec<Mixed> = (0..2u8)
+        .map(|k| Mixed {
+            a: k,
+            p: OneByte { a: 7 * k },
+            q: Empty {},
+            r: ThreeBytes { a: 8 * k, b: 9 * u16::from(k) },
+            t: OneByte { a: 10 * k },
+            b: Empty {},
+            c: OneByte { a: 2 * k },
+            d: ThreeBytes { a: 3 * k, b: 4 * u16::from(k) },
+            e: 5 * u64::from(k),
+            f: (k > 0).then_some(6),
+        })
+        .collect();
+    for value in &values {
+        for junk_len in [0usize, 1, 2, 3, 5, 64] {
+            ser.serialize(&Dirt { junk: vec![0xff; 4096 + junk_len] }).unwrap();
+            let reused = ser.serialize(value).unwrap().to_vec();
+            let fresh = to_vec(value).unwrap();
+            assert_eq!(reused, fresh, "{}", testkit::hex::dump(&reused));
+            assert_eq!(&from_slice::<Mixed>(&reused).unwrap(), value);
+        }
+    }
+}
+
 /// Regression (found by the official verifier): an empty vector's element type is unknown, yet the
 /// verifier checks its (empty) element area against the element alignment, e.g. 8 for `[long]`.
 #[test]
