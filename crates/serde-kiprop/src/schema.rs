@@ -247,6 +247,11 @@ impl EnumDef {
     }
 }
 
+/// [`PropertyDef::slot_bits`]: shallow mode writes a presence bit first (DELTA_ENCODE).
+pub(crate) const SLOT_PRESENCE: u8 = 2;
+/// [`PropertyDef::slot_bits`]: the property is a container.
+pub(crate) const SLOT_CONTAINER: u8 = 16;
+
 /// One property of a class.
 #[derive(Debug, Clone)]
 pub struct PropertyDef {
@@ -257,6 +262,9 @@ pub struct PropertyDef {
     pub(crate) hash: u32,
     pub(crate) name_hash: u32,
     pub(crate) dynamic: bool,
+    /// The serializer's slot bits for this property, worked out once: [`SLOT_PRESENCE`] for a
+    /// DELTA_ENCODE property (shallow mode), [`SLOT_CONTAINER`] for a container.
+    pub(crate) slot_bits: u8,
     pub(crate) kind: Kind,
     pub(crate) enum_def: Option<Box<EnumDef>>,
     /// The class named by an object type string (resolved after loading).
@@ -394,7 +402,7 @@ impl ClassDef {
     #[inline]
     pub(crate) fn find_static(&self, name: &'static str, hint: usize) -> Option<usize> {
         if let Some(p) = self.props.get(hint) {
-            if p.key.matches(name) && p.name.len() == name.len() {
+            if p.key.matches(name) {
                 return Some(hint);
             }
         }
@@ -760,6 +768,8 @@ fn make_property(
         Box::new(EnumDef { bits: flags & flags::BITS != 0, options })
     });
     let option_count = enum_def.as_ref().map_or(0, |d| d.options.len());
+    let slot_bits =
+        if flags & flags::DELTA_ENCODE != 0 { SLOT_PRESENCE } else { 0 } | if dynamic { SLOT_CONTAINER } else { 0 };
     PropertyDef {
         name,
         type_name,
@@ -768,6 +778,7 @@ fn make_property(
         hash,
         name_hash,
         dynamic,
+        slot_bits,
         kind,
         object_class,
         key: StaticKey::default(),

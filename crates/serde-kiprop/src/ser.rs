@@ -40,6 +40,10 @@ pub struct Serializer<'t> {
     incl: Inclusion,
     /// Set by a deep-mode `None` whose property header the field already wrote (it rewinds).
     omitted: bool,
+    /// Shallow fields that arrived before their turn (out of id order), as (property index,
+    /// value), for every object being written: each object's are the last ones while it is
+    /// written (its nested objects take theirs out before they end).
+    buffered: Vec<(usize, Value)>,
     depth: u32,
     utf16: Vec<u16>,
 }
@@ -63,6 +67,7 @@ impl<'t> Serializer<'t> {
             skip_deprecated: opts.skip_deprecated,
             incl: opts.inclusion(),
             omitted: false,
+            buffered: Vec::new(),
             depth: opts.recursion_limit,
             opts,
             utf16: Vec::new(),
@@ -99,13 +104,13 @@ mod sf {
     /// The root object.
     pub(super) const ROOT: u8 = 1;
     /// Shallow DELTA_ENCODE: a presence bit is still to be written.
-    pub(super) const PRESENCE: u8 = 2;
+    pub(super) const PRESENCE: u8 = crate::schema::SLOT_PRESENCE;
     /// Deep mode: the property header (size + hash) is still to be written.
     pub(super) const HEADER: u8 = 4;
     /// Inside a container or fixed array.
     pub(super) const ELEMENT: u8 = 8;
     /// A container property at property level (a single value is a mismatch).
-    pub(super) const CONTAINER: u8 = 16;
+    pub(super) const CONTAINER: u8 = crate::schema::SLOT_CONTAINER;
     /// Deep mode, property level, header already written: `None` leaves the property out (the
     /// field rewinds the header).
     pub(super) const OMITTABLE: u8 = 32;
@@ -229,7 +234,7 @@ impl<'t> Serializer<'t> {
     /// write before the value) inline and specialised, the rest out of line.
     #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
-        if slot.kind == Kind::Prim(auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
             self.w.write_scalar(auto, v);
             return Ok(());
         }
@@ -466,7 +471,7 @@ impl<'t> Serializer<'t> {
             self.w.write_u64(u64::from(class.hash));
             self.w.bit_pos() - 32
         };
-        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch: None, size_pos, root: slot.is(sf::ROOT) })
+        Ok(ObjectState { class, cursor: 0, buffered: 0, patch: None, size_pos, root: slot.is(sf::ROOT) })
     }
 
     #[inline(never)]
@@ -485,23 +490,23 @@ impl<'t> Serializer<'t> {
         if !self.shallow {
             self.w.write_u32(0);
         }
-        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch, size_pos, root: slot.is(sf::ROOT) })
+        Ok(ObjectState { class, cursor: 0, buffered: 0, patch, size_pos, root: slot.is(sf::ROOT) })
     }
 
     /// The slot of a shallow-mode property.
     #[inline(always)]
     fn field_slot(&self, prop: &'t PropertyDef) -> Slot<'t> {
-        let presence = if prop.flags & flags::DELTA_ENCODE != 0 { sf::PRESENCE } else { 0 };
-        let container = if prop.dynamic { sf::CONTAINER } else { 0 };
-        Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: presence | container }
+        Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: prop.slot_bits }
     }
 
     /// Handles one field of an object being written. Fast path: the field is the property at
     /// the cursor (serde's field order is the id order) and its name was matched before.
     #[inline(always)]
     fn field<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: &'static str, value: &T) -> Result<()> {
-        if let Some(prop) = st.class.props.get(st.cursor) {
-            if prop.key.matches(key) && prop.name.len() == key.len() && st.buffered.is_empty() {
+        if let Some(prop) = st.class.props.get(st.cursor as usize) {
+            // (The remembered key packs the length too, and is only stored after the names
+            // compared equal: no string comparison here.)
+            if prop.key.matches(key) && st.buffered == 0 {
                 st.cursor += 1;
                 if !self.shallow {
                     return self.deep_property(prop, value);
@@ -522,7 +527,7 @@ impl<'t> Serializer<'t> {
         if self.skip_deprecated && prop.flags & flags::DEPRECATED != 0 {
             return Ok(());
         }
-        let container = if prop.dynamic { sf::CONTAINER } else { 0 };
+        let container = prop.slot_bits & sf::CONTAINER;
         if prop.kind == Kind::Auto {
             // The Rust type decides the type string, and so the hash: the value writes the header.
             let slot = Slot { prop: Some(prop), kind: Kind::Auto, auto_type: 0, f: sf::HEADER | container };
@@ -550,50 +555,65 @@ impl<'t> Serializer<'t> {
     fn field_slow<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: Key<'_>, value: &T) -> Result<()> {
         let class = st.class;
         let found = match key {
-            Key::Static(k) => class.find_static(k, st.cursor),
-            Key::Dynamic(k) => class.find(k, st.cursor),
+            Key::Static(k) => class.find_static(k, st.cursor as usize),
+            Key::Dynamic(k) => class.find(k, st.cursor as usize),
         };
         let key = key.as_str();
         let idx = found
             .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
         let prop = &class.props[idx];
         if !self.shallow {
-            st.cursor = idx + 1;
+            st.cursor = idx as u32 + 1;
             return self.deep_property(prop, value);
         }
         if !self.incl.test(prop.flags) {
             return Ok(());
         }
-        if idx < st.cursor || st.buffered.iter().any(|(i, _)| *i == idx) {
+        if idx < st.cursor as usize || self.buffered_at(st, idx).is_some() {
             return Err(Error::custom_msg(format!("{}::{} serialized twice", class.name, key)));
         }
-        let pending = class.props[st.cursor..idx].iter().any(|p| self.incl.test(p.flags));
+        let pending = class.props[st.cursor as usize..idx].iter().any(|p| self.incl.test(p.flags));
         if pending {
             // Out of id order: keep it until the properties before it are written.
-            st.buffered.push((idx, crate::value::to_value(value)?));
+            self.buffered.push((idx, crate::value::to_value(value)?));
+            st.buffered += 1;
             return Ok(());
         }
         value.serialize({
             let slot = self.field_slot(prop);
             ValueSer { s: self, slot, variant: None }
         })?;
-        st.cursor = idx + 1;
+        st.cursor = idx as u32 + 1;
         self.flush_buffered(st)
     }
 
+    /// Where the value buffered for property `idx` of the object `st` is in
+    /// [`buffered`](Serializer::buffered) (the object's values are the last `st.buffered` ones).
+    fn buffered_at(&self, st: &ObjectState<'t>, idx: usize) -> Option<usize> {
+        let first = self.buffered.len() - st.buffered as usize;
+        self.buffered[first..].iter().position(|(i, _)| *i == idx).map(|p| first + p)
+    }
+
+    /// Takes the buffered value at `at` (from [`buffered_at`](Self::buffered_at)) out.
+    fn take_buffered(&mut self, st: &mut ObjectState<'t>, at: usize) -> Value {
+        st.buffered -= 1;
+        self.buffered.swap_remove(at).1
+    }
+
     fn flush_buffered(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
-        while !st.buffered.is_empty() {
+        while st.buffered != 0 {
             let class = st.class;
-            let next = class.props[st.cursor..].iter().position(|p| self.incl.test(p.flags));
+            let cursor = st.cursor as usize;
+            let next = class.props[cursor..].iter().position(|p| self.incl.test(p.flags));
             let Some(off) = next else { break };
-            let idx = st.cursor + off;
-            let Some(pos) = st.buffered.iter().position(|(i, _)| *i == idx) else { break };
-            let (_, v) = st.buffered.swap_remove(pos);
+            let idx = cursor + off;
+            let Some(at) = self.buffered_at(st, idx) else { break };
+            let v = self.take_buffered(st, at);
             v.serialize({
                 let slot = self.field_slot(&class.props[idx]);
                 ValueSer { s: self, slot, variant: None }
             })?;
-            st.cursor = idx + 1;
+            st.cursor = idx as u32 + 1;
         }
         Ok(())
     }
@@ -601,7 +621,7 @@ impl<'t> Serializer<'t> {
     #[inline(always)]
     fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
         if self.shallow {
-            if st.cursor < st.class.props.len() || !st.buffered.is_empty() {
+            if (st.cursor as usize) < st.class.props.len() || st.buffered != 0 {
                 self.end_shallow_slow(&mut st)?;
             }
         } else {
@@ -623,16 +643,16 @@ impl<'t> Serializer<'t> {
     #[inline(never)]
     fn end_shallow_slow(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
         {
-            if !st.buffered.is_empty() {
+            if st.buffered != 0 {
                 self.flush_buffered(st)?;
             }
             let class = st.class;
-            for (i, prop) in class.props.iter().enumerate().skip(st.cursor) {
+            for (i, prop) in class.props.iter().enumerate().skip(st.cursor as usize) {
                 if !self.incl.test(prop.flags) {
                     continue;
                 }
-                if let Some(pos) = st.buffered.iter().position(|(j, _)| *j == i) {
-                    let (_, v) = st.buffered.swap_remove(pos);
+                if let Some(at) = self.buffered_at(st, i) {
+                    let v = self.take_buffered(st, at);
                     v.serialize({
                         let slot = self.field_slot(prop);
                         ValueSer { s: self, slot, variant: None }
@@ -678,8 +698,11 @@ impl<'k> Key<'k> {
 
 struct ObjectState<'t> {
     class: &'t ClassDef,
-    cursor: usize,
-    buffered: Vec<(usize, Value)>,
+    /// The next property in id order.
+    cursor: u32,
+    /// How many values of this object wait (out of id order) at the end of
+    /// [`Serializer::buffered`].
+    buffered: u32,
     patch: Option<Patch>,
     size_pos: u64,
     root: bool,
@@ -1294,13 +1317,19 @@ impl<'a, 't> LeafSer<'a, 't> {
         Ok(LeafSer { s, slot, leaf, vals: [0; 9], next: 0, filled: 0 })
     }
 
+    #[inline]
     fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
-        if key.starts_with('$') {
-            return Ok(());
+        // Fast path: the field whose components come next (fields usually arrive in wire order).
+        let group = self.leaf.group();
+        let expected = self.leaf.fields().get(self.next / group);
+        if !(self.next % group == 0 && expected.is_some_and(|f| f.as_bytes() == key.as_bytes())) {
+            if key.starts_with('$') {
+                return Ok(());
+            }
+            self.next = self.leaf.field_start(key).ok_or_else(|| {
+                Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
+            })?;
         }
-        self.next = self.leaf.field_start(key).ok_or_else(|| {
-            Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
-        })?;
         v.serialize(LeafElemSer { l: self })
     }
 
