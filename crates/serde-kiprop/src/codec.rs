@@ -473,8 +473,8 @@ impl BitWriter {
     /// Current position in bits.
     #[inline(always)]
     pub fn bit_pos(&self) -> u64 {
-        let unused = if self.used == 0 { 0 } else { 8 - self.used };
-        self.buf.len() as u64 * 8 - u64::from(unused)
+        // Unused high bits of the last byte: 8 - used, or none when `used` is 0.
+        self.buf.len() as u64 * 8 - u64::from((8 - self.used) & 7)
     }
 
     /// Overwrites the `u32` written earlier at the byte-aligned bit position `bit_pos`.

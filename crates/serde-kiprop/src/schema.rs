@@ -302,7 +302,7 @@ impl PropertyDef {
         let def = self.enum_def.as_deref()?;
         let i = index as usize;
         if let (Some((n, v)), Some(key)) = (def.options.get(i), self.variant_keys.get(i)) {
-            if key.matches(name) && n.len() == name.len() {
+            if key.matches(name) {
                 return Some(*v);
             }
             if n == name {

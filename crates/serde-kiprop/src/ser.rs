@@ -933,7 +933,13 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_unit_variant(self, _name: &'static str, i: u32, variant: &'static str) -> Result<()> {
         match self.slot.kind {
             Kind::Enum if !self.s.string_enums => match self.slot.prop.and_then(|p| p.variant_value(i, variant)) {
-                Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
+                // `enum_int` for a known option: the value as an unaligned u32.
+                Some(v) => {
+                    let patch = self.s.open(&self.slot, None)?;
+                    self.s.w.write_bits(v, 32);
+                    self.s.close(patch);
+                    Ok(())
+                }
                 None => self.s.string(&self.slot, variant),
             },
             Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(&self.slot, variant),
@@ -1054,6 +1060,13 @@ impl<'a, 't> ValueSer<'a, 't> {
 
     fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
+        if is_seq && slot.f & !sf::OMITTABLE == sf::CONTAINER && !matches!(slot.kind, Kind::Leaf(_)) {
+            // A container property with nothing to write before it: length prefix, elements.
+            self.s.check_len(len, false)?;
+            self.s.enter()?;
+            self.s.w.write_len(len as u32, self.s.compact, false);
+            return Ok(SeqSer(SeqInner::Container { s: self.s, slot: slot.element_of(), patch: None }));
+        }
         if let Kind::Leaf(leaf) = slot.kind {
             return Ok(SeqSer(SeqInner::Leaf(LeafSer::new(self.s, slot, leaf)?)));
         }
@@ -1322,7 +1335,7 @@ impl<'a, 't> LeafSer<'a, 't> {
         // Fast path: the field whose components come next (fields usually arrive in wire order).
         let group = self.leaf.group();
         let expected = self.leaf.fields().get(self.next / group);
-        if !(self.next % group == 0 && expected.is_some_and(|f| f.as_bytes() == key.as_bytes())) {
+        if !(self.next % group == 0 && expected.is_some_and(|f| same_short(f, key))) {
             if key.starts_with('$') {
                 return Ok(());
             }
@@ -1364,6 +1377,12 @@ impl<'a, 't> LeafSer<'a, 't> {
         self.s.close(patch);
         Ok(())
     }
+}
+
+/// `a == b` for short names, without a call to `memcmp`.
+#[inline(always)]
+fn same_short(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// One component (or a row of components) of a leaf struct.
