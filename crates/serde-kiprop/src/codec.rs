@@ -427,6 +427,14 @@ impl BitWriter {
     /// Writes a `std::string` (length prefix + bytes). The caller checks the length limit.
     #[inline]
     pub fn write_string(&mut self, bytes: &[u8], compact: bool) {
+        if !compact {
+            // Aligned u16 length and the bytes: one capacity check.
+            self.used = 0;
+            self.buf.reserve(2 + bytes.len());
+            self.buf.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+            self.buf.extend_from_slice(bytes);
+            return;
+        }
         self.write_len(bytes.len() as u32, compact, true);
         if !bytes.is_empty() {
             self.write_bytes(bytes);

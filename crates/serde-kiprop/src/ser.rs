@@ -301,6 +301,7 @@ impl<'t> Serializer<'t> {
         }
     }
 
+    #[inline]
     fn check_len(&self, n: usize, string: bool) -> Result<()> {
         let max = if self.compact {
             0x7FFF_FFFF
@@ -900,6 +901,12 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
+        // Fast path: a `std::string` with nothing to write before it.
+        if matches!(self.slot.kind, Kind::Prim(Prim::Str)) && self.slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+            self.s.check_len(v.len(), true)?;
+            self.s.w.write_string(v.as_bytes(), self.s.compact);
+            return Ok(());
+        }
         self.s.string(&self.slot, v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
