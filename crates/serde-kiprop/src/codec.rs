@@ -478,6 +478,19 @@ impl BitWriter {
         }
     }
 
+    /// The bit position of a [`mark`](Self::mark).
+    #[inline(always)]
+    pub(crate) fn mark_bit_pos(mark: (usize, u32)) -> u64 {
+        mark.0 as u64 * 8 - u64::from((8 - mark.1) & 7)
+    }
+
+    /// Overwrites the four bytes at byte index `at`, written earlier, with `v` (little-endian).
+    /// The aligned value written right after [`mark`](Self::mark) returned `(at, _)` is at `at`.
+    #[inline(always)]
+    pub(crate) fn patch_u32_at(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
     /// Current position in bits.
     #[inline(always)]
     pub fn bit_pos(&self) -> u64 {

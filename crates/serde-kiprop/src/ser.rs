@@ -36,7 +36,8 @@ pub struct Serializer<'t> {
     compact: bool,
     string_enums: bool,
     forbid_delta: bool,
-    skip_deprecated: bool,
+    /// The flags that leave a property out in deep mode (DEPRECATED when skipped, else none).
+    deep_skip: u32,
     incl: Inclusion,
     /// Set by a deep-mode `None` whose property header the field already wrote (it rewinds).
     omitted: bool,
@@ -64,7 +65,7 @@ impl<'t> Serializer<'t> {
             compact: opts.compact(),
             string_enums: opts.string_enums(),
             forbid_delta: opts.flags & serializer_flags::FORBID_DELTA_ENCODE != 0,
-            skip_deprecated: opts.skip_deprecated,
+            deep_skip: if opts.skip_deprecated { flags::DEPRECATED } else { 0 },
             incl: opts.inclusion(),
             omitted: false,
             buffered: Vec::new(),
@@ -216,7 +217,7 @@ impl<'t> Serializer<'t> {
     fn close(&mut self, patch: Option<Patch>) {
         if let Some(p) = patch {
             let size = self.w.bit_pos() - p.start;
-            self.w.patch_u32(p.size_pos, size as u32);
+            self.w.patch_u32_at((p.size_pos / 8) as usize, size as u32);
         }
     }
 
@@ -525,7 +526,7 @@ impl<'t> Serializer<'t> {
     /// Writes a deep-mode property: header (size placeholder + hash), value, size.
     #[inline(always)]
     fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
-        if self.skip_deprecated && prop.flags & flags::DEPRECATED != 0 {
+        if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
         let container = prop.slot_bits & sf::CONTAINER;
@@ -534,8 +535,10 @@ impl<'t> Serializer<'t> {
             let slot = Slot { prop: Some(prop), kind: Kind::Auto, auto_type: 0, f: sf::HEADER | container };
             return value.serialize(ValueSer { s: self, slot, variant: None });
         }
+        // The header (size placeholder + hash) starts at the byte index `mark.0`: a partly filled
+        // last byte is already in the buffer.
         let mark = self.w.mark();
-        let start = self.w.bit_pos();
+        let start = BitWriter::mark_bit_pos(mark);
         self.w.write_u64(u64::from(prop.hash) << 32);
         let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: sf::OMITTABLE | container };
         value.serialize(ValueSer { s: self, slot, variant: None })?;
@@ -545,7 +548,7 @@ impl<'t> Serializer<'t> {
             self.w.rewind(mark);
         } else {
             let size = self.w.bit_pos() - start;
-            self.w.patch_u32((start + 7) & !7, size as u32);
+            self.w.patch_u32_at(mark.0, size as u32);
         }
         Ok(())
     }
@@ -627,7 +630,7 @@ impl<'t> Serializer<'t> {
             }
         } else {
             let size = self.w.bit_pos() - st.size_pos;
-            self.w.patch_u32(st.size_pos, size as u32);
+            self.w.patch_u32_at((st.size_pos / 8) as usize, size as u32);
         }
         if st.patch.is_some() {
             self.close(st.patch.take());
