@@ -205,11 +205,16 @@ impl Options {
             MaskPredicate::All => (self.property_mask, 0),
             MaskPredicate::Any => (0, self.property_mask),
         };
+        // Everything the masks derive from, and a bit that is never 0 (see `Inclusion::key`).
+        let key = u64::from(self.property_mask)
+            | u64::from(matches!(self.mask_predicate, MaskPredicate::Any)) << 32
+            | u64::from(self.skip_deprecated) << 33
+            | 1 << 34;
         if forbid & all != 0 {
             // A required flag is also forbidden: nothing passes (`flags & 0` is never 1).
-            return Inclusion { checked: 0, all: 1, any, no_any: 1 };
+            return Inclusion { checked: 0, all: 1, any, no_any: 1, key };
         }
-        Inclusion { checked: forbid | all, all, any, no_any: u32::from(any == 0) }
+        Inclusion { checked: forbid | all, all, any, no_any: u32::from(any == 0), key }
     }
 }
 
@@ -226,9 +231,18 @@ pub(crate) struct Inclusion {
     any: u32,
     /// 1 when `any` is 0 (no requirement), else 0.
     no_any: u32,
+    /// The options this inclusion comes from (mask, predicate, DEPRECATED skipping), packed in
+    /// 35 bits with bit 34 set, so equal keys mean equal tests.
+    key: u64,
 }
 
 impl Inclusion {
+    /// See [`key`](Inclusion::key): never 0, at most 35 bits.
+    #[inline(always)]
+    pub(crate) fn key(self) -> u64 {
+        self.key
+    }
+
     /// Whether shallow mode includes a property with these flags.
     #[inline(always)]
     pub(crate) fn test(self, flags: u32) -> bool {

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::codec::{Leaf, Prim, TypeKind, classify};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::{djb2, string_id};
+use crate::options::Inclusion;
 
 /// Property flags (`flags` in type lists).
 pub mod flags {
@@ -360,6 +361,19 @@ pub struct ClassDef {
     pub(crate) rust_name: StaticKey,
     /// The serde field list last found to name exactly these properties, in id order.
     rust_fields: StaticList,
+    /// Whether every property passes a shallow-mode inclusion test, for the last inclusion
+    /// asked about: `key << 1 | answer` ([`Inclusion::key`] is never 0, so 0 is "not known").
+    all_included: InclusionCache,
+}
+
+/// See [`ClassDef::all_included`].
+#[derive(Debug, Default)]
+struct InclusionCache(AtomicU64);
+
+impl Clone for InclusionCache {
+    fn clone(&self) -> Self {
+        InclusionCache::default()
+    }
 }
 
 impl ClassDef {
@@ -420,6 +434,26 @@ impl ClassDef {
         self.rust_fields.check(fields, self.props.len(), || fields.iter().zip(&self.props).all(|(f, p)| *f == p.name))
     }
 
+    /// Whether every property of the class passes `incl` (then shallow mode need not test
+    /// property by property). The answer is remembered for the last inclusion asked about; the
+    /// key and the answer share one atomic word, so a reader never pairs an answer with another
+    /// inclusion's key.
+    #[inline(always)]
+    pub(crate) fn all_included(&self, incl: Inclusion) -> bool {
+        let cached = self.all_included.0.load(Ordering::Relaxed);
+        if cached >> 1 == incl.key() {
+            return cached & 1 != 0;
+        }
+        self.all_included_slow(incl)
+    }
+
+    #[inline(never)]
+    fn all_included_slow(&self, incl: Inclusion) -> bool {
+        let all = self.props.iter().all(|p| incl.test(p.flags));
+        self.all_included.0.store(incl.key() << 1 | u64::from(all), Ordering::Relaxed);
+        all
+    }
+
     /// The property a deep-mode tag belongs to, trying `hint` first.
     #[inline]
     pub(crate) fn slot_for_tag(&self, tag: u32, hint: usize) -> Option<TagSlot> {
@@ -463,6 +497,7 @@ impl ClassDef {
             by_name,
             rust_name: StaticKey::default(),
             rust_fields: StaticList::default(),
+            all_included: InclusionCache::default(),
         }
     }
 }

@@ -473,7 +473,8 @@ impl<'t> Serializer<'t> {
             self.w.write_u64(u64::from(class.hash));
             self.w.bit_pos() - 32
         };
-        Ok(ObjectState { class, cursor: 0, buffered: 0, patch: None, size_pos, root: slot.is(sf::ROOT) })
+        let all_in = self.shallow && class.all_included(self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch: None, size_pos, root: slot.is(sf::ROOT) })
     }
 
     #[inline(never)]
@@ -492,7 +493,8 @@ impl<'t> Serializer<'t> {
         if !self.shallow {
             self.w.write_u32(0);
         }
-        Ok(ObjectState { class, cursor: 0, buffered: 0, patch, size_pos, root: slot.is(sf::ROOT) })
+        let all_in = self.shallow && class.all_included(self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch, size_pos, root: slot.is(sf::ROOT) })
     }
 
     /// The slot of a shallow-mode property.
@@ -513,7 +515,7 @@ impl<'t> Serializer<'t> {
                 if !self.shallow {
                     return self.deep_property(prop, value);
                 }
-                if !self.incl.test(prop.flags) {
+                if !st.all_in && !self.incl.test(prop.flags) {
                     return Ok(());
                 }
                 let slot = self.field_slot(prop);
@@ -707,6 +709,8 @@ struct ObjectState<'t> {
     /// How many values of this object wait (out of id order) at the end of
     /// [`Serializer::buffered`].
     buffered: u32,
+    /// Shallow mode: every property of the class passes the options' mask (no test per field).
+    all_in: bool,
     patch: Option<Patch>,
     size_pos: u64,
     root: bool,

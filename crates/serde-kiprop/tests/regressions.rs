@@ -264,3 +264,78 @@ mod leaf_field_order {
         }
     }
 }
+
+/// A class remembers whether all its properties pass the last shallow-mode mask it saw (so
+/// fields skip the per-property test). Other masks, predicates and DEPRECATED settings on the
+/// same class, one after another and from several threads at once, must never reuse an answer
+/// that belongs to other options.
+mod inclusion_cache {
+    use serde::{Deserialize, Serialize};
+    use serde_kiprop::{ClassSchema, MaskPredicate, Options, PropertySchema as P, TypeList, flags};
+
+    static MIXED: ClassSchema = ClassSchema::new(
+        "class Mixed",
+        &[
+            P::new("sent").ty("unsigned int").flags(flags::TRANSMIT),
+            P::new("saved").ty("unsigned int").flags(flags::SAVE),
+            P::new("old").ty("unsigned int").flags(flags::TRANSMIT | flags::DEPRECATED),
+        ],
+    );
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Mixed")]
+    struct Mixed {
+        #[serde(default)]
+        sent: u32,
+        #[serde(default)]
+        saved: u32,
+        #[serde(default)]
+        old: u32,
+    }
+
+    /// (options, the value that survives a round trip through them).
+    fn cases() -> Vec<(Options, Mixed)> {
+        let shallow = Options::new().shallow(true);
+        vec![
+            (shallow.property_mask(0).skip_deprecated(false), Mixed { sent: 1, saved: 2, old: 3 }),
+            (shallow.property_mask(0), Mixed { sent: 1, saved: 2, old: 0 }),
+            (shallow.property_mask(flags::TRANSMIT).skip_deprecated(false), Mixed { sent: 1, saved: 0, old: 3 }),
+            (shallow.property_mask(flags::TRANSMIT), Mixed { sent: 1, saved: 0, old: 0 }),
+            (shallow.property_mask(flags::SAVE), Mixed { sent: 0, saved: 2, old: 0 }),
+            (
+                shallow.property_mask(flags::SAVE | flags::TRANSMIT).mask_predicate(MaskPredicate::Any),
+                Mixed { sent: 1, saved: 2, old: 0 },
+            ),
+        ]
+    }
+
+    #[test]
+    fn masks_never_reuse_another_masks_answer() {
+        let types = TypeList::from_schemas(&[&MIXED]);
+        let full = Mixed { sent: 1, saved: 2, old: 3 };
+        let cases = cases();
+        // Every order of two cases, twice over, on one type list.
+        for _ in 0..2 {
+            for (a, want_a) in &cases {
+                for (b, want_b) in &cases {
+                    for (opts, want) in [(a, want_a), (b, want_b)] {
+                        let bytes = opts.to_vec(&full, &types).unwrap();
+                        assert_eq!(&opts.from_slice::<Mixed>(&bytes, &types).unwrap(), want);
+                    }
+                }
+            }
+        }
+        // Several threads, each with its own options, on one shared type list.
+        std::thread::scope(|scope| {
+            for (opts, want) in &cases {
+                let (types, full) = (&types, &full);
+                scope.spawn(move || {
+                    for _ in 0..500 {
+                        let bytes = opts.to_vec(full, types).unwrap();
+                        assert_eq!(&opts.from_slice::<Mixed>(&bytes, types).unwrap(), want);
+                    }
+                });
+            }
+        });
+    }
+}
