@@ -244,6 +244,12 @@ impl<'t> Serializer<'t> {
 
     #[inline(never)]
     fn scalar_slow(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
+        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == sf::PRESENCE {
+            // A present shallow DELTA_ENCODE value: the presence bit, then the value.
+            self.w.write_bool(true);
+            self.w.write_scalar(auto, v);
+            return Ok(());
+        }
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p) => (p, None),
             Kind::Auto => (auto, Some(auto.type_name())),
@@ -1078,7 +1084,11 @@ impl<'a, 't> ValueSer<'a, 't> {
             // A container property with nothing to write before it: length prefix, elements.
             self.s.check_len(len, false)?;
             self.s.enter()?;
-            self.s.w.write_len(len as u32, self.s.compact, false);
+            if self.s.compact {
+                self.s.w.write_len(len as u32, true, false);
+            } else {
+                self.s.w.write_u32(len as u32);
+            }
             return Ok(SeqSer(SeqInner::Container { s: self.s, slot: slot.element_of(), patch: None }));
         }
         if let Kind::Leaf(leaf) = slot.kind {
@@ -1330,6 +1340,11 @@ pub struct LeafSer<'a, 't> {
     s: &'a mut Serializer<'t>,
     slot: Slot<'t>,
     leaf: Leaf,
+    /// `leaf.fields()` and `leaf.group()`, looked up once.
+    fields: &'static [&'static str],
+    group: usize,
+    /// The field expected next (fields usually arrive in wire order).
+    next_field: usize,
     /// Components as their 32-bit patterns (every leaf component is 8 or 32 bits wide).
     vals: [u32; 9],
     next: usize,
@@ -1341,25 +1356,39 @@ impl<'a, 't> LeafSer<'a, 't> {
         if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
         }
-        Ok(LeafSer { s, slot, leaf, vals: [0; 9], next: 0, filled: 0 })
+        Ok(LeafSer {
+            s,
+            slot,
+            leaf,
+            fields: leaf.fields(),
+            group: leaf.group(),
+            next_field: 0,
+            vals: [0; 9],
+            next: 0,
+            filled: 0,
+        })
     }
 
     #[inline]
     fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
-        // Fast path: the field whose components come next (fields usually arrive in wire order).
-        let group = self.leaf.group();
-        let expected = self.leaf.fields().get(self.next / group);
-        if !(self.next % group == 0 && expected.is_some_and(|f| same_short(f, key))) {
-            if key.starts_with('$') {
-                return Ok(());
+        // Fast path: the field after the previous one.
+        let i = match self.fields.get(self.next_field) {
+            Some(f) if same_short(f, key) => self.next_field,
+            _ => {
+                if key.starts_with('$') {
+                    return Ok(());
+                }
+                self.fields.iter().position(|f| *f == key).ok_or_else(|| {
+                    Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
+                })?
             }
-            self.next = self.leaf.field_start(key).ok_or_else(|| {
-                Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
-            })?;
-        }
+        };
+        self.next_field = i + 1;
+        self.next = i * self.group;
         v.serialize(LeafElemSer { l: self })
     }
 
+    #[inline]
     fn push(&mut self, v: Scalar) -> Result<()> {
         if self.next >= self.leaf.len() {
             return Err(Error::mismatch(self.slot.name(), format!("{} components", self.leaf.len())));
