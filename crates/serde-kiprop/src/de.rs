@@ -575,6 +575,7 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
     }
 }
 
+#[inline(always)]
 fn visit_scalar<'de, V: Visitor<'de>>(s: Scalar, v: V) -> Result<V::Value> {
     match s {
         Scalar::Bool(b) => v.visit_bool(b),
