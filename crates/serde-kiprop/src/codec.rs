@@ -427,6 +427,14 @@ impl BitWriter {
     /// Writes a `std::string` (length prefix + bytes). The caller checks the length limit.
     #[inline]
     pub fn write_string(&mut self, bytes: &[u8], compact: bool) {
+        if !compact {
+            // Aligned u16 length and the bytes: one capacity check.
+            self.used = 0;
+            self.buf.reserve(2 + bytes.len());
+            self.buf.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+            self.buf.extend_from_slice(bytes);
+            return;
+        }
         self.write_len(bytes.len() as u32, compact, true);
         if !bytes.is_empty() {
             self.write_bytes(bytes);
@@ -470,11 +478,24 @@ impl BitWriter {
         }
     }
 
+    /// The bit position of a [`mark`](Self::mark).
+    #[inline(always)]
+    pub(crate) fn mark_bit_pos(mark: (usize, u32)) -> u64 {
+        mark.0 as u64 * 8 - u64::from((8 - mark.1) & 7)
+    }
+
+    /// Overwrites the four bytes at byte index `at`, written earlier, with `v` (little-endian).
+    /// The aligned value written right after [`mark`](Self::mark) returned `(at, _)` is at `at`.
+    #[inline(always)]
+    pub(crate) fn patch_u32_at(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
     /// Current position in bits.
     #[inline(always)]
     pub fn bit_pos(&self) -> u64 {
-        let unused = if self.used == 0 { 0 } else { 8 - self.used };
-        self.buf.len() as u64 * 8 - u64::from(unused)
+        // Unused high bits of the last byte: 8 - used, or none when `used` is 0.
+        self.buf.len() as u64 * 8 - u64::from((8 - self.used) & 7)
     }
 
     /// Overwrites the `u32` written earlier at the byte-aligned bit position `bit_pos`.

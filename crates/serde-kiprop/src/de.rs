@@ -345,6 +345,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         };
         let header = if header { 0 } else { 4 };
         let by_index = class.fields_are_props(fields);
+        let all_in = self.shallow && class.all_included(self.incl);
         Ok(ObjectAccess {
             d: self,
             class,
@@ -352,6 +353,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             idx: 0,
             header,
             by_index,
+            all_in,
             pending: None,
             presence: false,
             pending_kind: Kind::Auto,
@@ -573,6 +575,7 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
     }
 }
 
+#[inline(always)]
 fn visit_scalar<'de, V: Visitor<'de>>(s: Scalar, v: V) -> Result<V::Value> {
     match s {
         Scalar::Bool(b) => v.visit_bool(b),
@@ -923,6 +926,8 @@ struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
     header: u8,
     /// Keys are property indices (the serde struct's fields are the properties).
     by_index: bool,
+    /// Shallow mode: every property of the class passes the options' mask (no test per property).
+    all_in: bool,
     /// The property whose value comes next. (Kept as separate plain fields, not an
     /// `Option<(DSlot, u64)>`: a value written field by field and read back whole stalls the CPU's
     /// store forwarding on every property.)
@@ -949,7 +954,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
         let props = &self.class.props;
         while let Some(prop) = props.get(self.idx) {
             self.idx += 1;
-            if !d.incl.test(prop.flags) {
+            if !self.all_in && !d.incl.test(prop.flags) {
                 continue;
             }
             let mut presence = false;
@@ -1155,6 +1160,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
             idx,
             header: 4,
             by_index: false,
+            all_in: false,
             pending: None,
             presence: false,
             pending_kind: Kind::Auto,

@@ -201,10 +201,20 @@ impl Options {
     /// Which properties shallow mode includes, as a test compiled for these options.
     pub(crate) fn inclusion(&self) -> Inclusion {
         let forbid = if self.skip_deprecated { crate::flags::DEPRECATED } else { 0 };
-        match self.mask_predicate {
-            MaskPredicate::All => Inclusion { forbid, all: self.property_mask, any: 0 },
-            MaskPredicate::Any => Inclusion { forbid, all: 0, any: self.property_mask },
+        let (all, any) = match self.mask_predicate {
+            MaskPredicate::All => (self.property_mask, 0),
+            MaskPredicate::Any => (0, self.property_mask),
+        };
+        // Everything the masks derive from, and a bit that is never 0 (see `Inclusion::key`).
+        let key = u64::from(self.property_mask)
+            | u64::from(matches!(self.mask_predicate, MaskPredicate::Any)) << 32
+            | u64::from(self.skip_deprecated) << 33
+            | 1 << 34;
+        if forbid & all != 0 {
+            // A required flag is also forbidden: nothing passes (`flags & 0` is never 1).
+            return Inclusion { checked: 0, all: 1, any, no_any: 1, key };
         }
+        Inclusion { checked: forbid | all, all, any, no_any: u32::from(any == 0), key }
     }
 }
 
@@ -212,19 +222,31 @@ impl Options {
 /// to three masks so the per-property test is branch-light.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Inclusion {
-    /// Flags that exclude a property (DEPRECATED when skipped).
-    forbid: u32,
+    /// The flags that decide with `all`: those that exclude a property (DEPRECATED when
+    /// skipped) and those it must all have.
+    checked: u32,
     /// Flags a property must all have ([`MaskPredicate::All`]).
     all: u32,
     /// Flags a property must have one of ([`MaskPredicate::Any`]; 0 = no requirement).
     any: u32,
+    /// 1 when `any` is 0 (no requirement), else 0.
+    no_any: u32,
+    /// The options this inclusion comes from (mask, predicate, DEPRECATED skipping), packed in
+    /// 35 bits with bit 34 set, so equal keys mean equal tests.
+    key: u64,
 }
 
 impl Inclusion {
+    /// See [`key`](Inclusion::key): never 0, at most 35 bits.
+    #[inline(always)]
+    pub(crate) fn key(self) -> u64 {
+        self.key
+    }
+
     /// Whether shallow mode includes a property with these flags.
     #[inline(always)]
     pub(crate) fn test(self, flags: u32) -> bool {
-        flags & self.forbid == 0 && flags & self.all == self.all && (self.any == 0 || flags & self.any != 0)
+        flags & self.checked == self.all && (flags & self.any) | self.no_any != 0
     }
 }
 
@@ -354,4 +376,33 @@ pub(crate) fn frame(object: Vec<u8>, flags: u32, opts: &Options) -> Vec<u8> {
         out.extend_from_slice(&deflate(&inner, opts.compression_level));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flags::*;
+
+    /// The folded masks of [`Inclusion`] must decide exactly like the three rules they replace:
+    /// no forbidden flag, every `All` flag, one `Any` flag (when the mask is not 0).
+    #[test]
+    fn inclusion_masks_agree_with_the_rules() {
+        let samples = [0, SAVE, TRANSMIT, PRIVILEGED_TRANSMIT, DEPRECATED, DEFAULT, DEFAULT | DEPRECATED, u32::MAX];
+        for skip in [false, true] {
+            for any in [false, true] {
+                for mask in samples {
+                    let mut opts = Options::new().property_mask(mask).skip_deprecated(skip);
+                    if any {
+                        opts = opts.mask_predicate(MaskPredicate::Any);
+                    }
+                    let incl = opts.inclusion();
+                    for flags in samples {
+                        let want = !(skip && flags & DEPRECATED != 0)
+                            && if any { mask == 0 || flags & mask != 0 } else { flags & mask == mask };
+                        assert_eq!(incl.test(flags), want, "mask {mask:#x} any {any} skip {skip} flags {flags:#x}");
+                    }
+                }
+            }
+        }
+    }
 }

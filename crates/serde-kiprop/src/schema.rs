@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::codec::{Leaf, Prim, TypeKind, classify};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::{djb2, string_id};
+use crate::options::Inclusion;
 
 /// Property flags (`flags` in type lists).
 pub mod flags {
@@ -247,6 +248,11 @@ impl EnumDef {
     }
 }
 
+/// [`PropertyDef::slot_bits`]: shallow mode writes a presence bit first (DELTA_ENCODE).
+pub(crate) const SLOT_PRESENCE: u8 = 2;
+/// [`PropertyDef::slot_bits`]: the property is a container.
+pub(crate) const SLOT_CONTAINER: u8 = 16;
+
 /// One property of a class.
 #[derive(Debug, Clone)]
 pub struct PropertyDef {
@@ -257,6 +263,9 @@ pub struct PropertyDef {
     pub(crate) hash: u32,
     pub(crate) name_hash: u32,
     pub(crate) dynamic: bool,
+    /// The serializer's slot bits for this property, worked out once: [`SLOT_PRESENCE`] for a
+    /// DELTA_ENCODE property (shallow mode), [`SLOT_CONTAINER`] for a container.
+    pub(crate) slot_bits: u8,
     pub(crate) kind: Kind,
     pub(crate) enum_def: Option<Box<EnumDef>>,
     /// The class named by an object type string (resolved after loading).
@@ -294,7 +303,7 @@ impl PropertyDef {
         let def = self.enum_def.as_deref()?;
         let i = index as usize;
         if let (Some((n, v)), Some(key)) = (def.options.get(i), self.variant_keys.get(i)) {
-            if key.matches(name) && n.len() == name.len() {
+            if key.matches(name) {
                 return Some(*v);
             }
             if n == name {
@@ -352,6 +361,19 @@ pub struct ClassDef {
     pub(crate) rust_name: StaticKey,
     /// The serde field list last found to name exactly these properties, in id order.
     rust_fields: StaticList,
+    /// Whether every property passes a shallow-mode inclusion test, for the last inclusion
+    /// asked about: `key << 1 | answer` ([`Inclusion::key`] is never 0, so 0 is "not known").
+    all_included: InclusionCache,
+}
+
+/// See [`ClassDef::all_included`].
+#[derive(Debug, Default)]
+struct InclusionCache(AtomicU64);
+
+impl Clone for InclusionCache {
+    fn clone(&self) -> Self {
+        InclusionCache::default()
+    }
 }
 
 impl ClassDef {
@@ -394,7 +416,7 @@ impl ClassDef {
     #[inline]
     pub(crate) fn find_static(&self, name: &'static str, hint: usize) -> Option<usize> {
         if let Some(p) = self.props.get(hint) {
-            if p.key.matches(name) && p.name.len() == name.len() {
+            if p.key.matches(name) {
                 return Some(hint);
             }
         }
@@ -410,6 +432,26 @@ impl ClassDef {
     #[inline(always)]
     pub(crate) fn fields_are_props(&self, fields: &'static [&'static str]) -> bool {
         self.rust_fields.check(fields, self.props.len(), || fields.iter().zip(&self.props).all(|(f, p)| *f == p.name))
+    }
+
+    /// Whether every property of the class passes `incl` (then shallow mode need not test
+    /// property by property). The answer is remembered for the last inclusion asked about; the
+    /// key and the answer share one atomic word, so a reader never pairs an answer with another
+    /// inclusion's key.
+    #[inline(always)]
+    pub(crate) fn all_included(&self, incl: Inclusion) -> bool {
+        let cached = self.all_included.0.load(Ordering::Relaxed);
+        if cached >> 1 == incl.key() {
+            return cached & 1 != 0;
+        }
+        self.all_included_slow(incl)
+    }
+
+    #[inline(never)]
+    fn all_included_slow(&self, incl: Inclusion) -> bool {
+        let all = self.props.iter().all(|p| incl.test(p.flags));
+        self.all_included.0.store(incl.key() << 1 | u64::from(all), Ordering::Relaxed);
+        all
     }
 
     /// The property a deep-mode tag belongs to, trying `hint` first.
@@ -455,6 +497,7 @@ impl ClassDef {
             by_name,
             rust_name: StaticKey::default(),
             rust_fields: StaticList::default(),
+            all_included: InclusionCache::default(),
         }
     }
 }
@@ -760,6 +803,8 @@ fn make_property(
         Box::new(EnumDef { bits: flags & flags::BITS != 0, options })
     });
     let option_count = enum_def.as_ref().map_or(0, |d| d.options.len());
+    let slot_bits =
+        if flags & flags::DELTA_ENCODE != 0 { SLOT_PRESENCE } else { 0 } | if dynamic { SLOT_CONTAINER } else { 0 };
     PropertyDef {
         name,
         type_name,
@@ -768,6 +813,7 @@ fn make_property(
         hash,
         name_hash,
         dynamic,
+        slot_bits,
         kind,
         object_class,
         key: StaticKey::default(),

@@ -36,10 +36,15 @@ pub struct Serializer<'t> {
     compact: bool,
     string_enums: bool,
     forbid_delta: bool,
-    skip_deprecated: bool,
+    /// The flags that leave a property out in deep mode (DEPRECATED when skipped, else none).
+    deep_skip: u32,
     incl: Inclusion,
     /// Set by a deep-mode `None` whose property header the field already wrote (it rewinds).
     omitted: bool,
+    /// Shallow fields that arrived before their turn (out of id order), as (property index,
+    /// value), for every object being written: each object's are the last ones while it is
+    /// written (its nested objects take theirs out before they end).
+    buffered: Vec<(usize, Value)>,
     depth: u32,
     utf16: Vec<u16>,
 }
@@ -60,9 +65,10 @@ impl<'t> Serializer<'t> {
             compact: opts.compact(),
             string_enums: opts.string_enums(),
             forbid_delta: opts.flags & serializer_flags::FORBID_DELTA_ENCODE != 0,
-            skip_deprecated: opts.skip_deprecated,
+            deep_skip: if opts.skip_deprecated { flags::DEPRECATED } else { 0 },
             incl: opts.inclusion(),
             omitted: false,
+            buffered: Vec::new(),
             depth: opts.recursion_limit,
             opts,
             utf16: Vec::new(),
@@ -99,13 +105,13 @@ mod sf {
     /// The root object.
     pub(super) const ROOT: u8 = 1;
     /// Shallow DELTA_ENCODE: a presence bit is still to be written.
-    pub(super) const PRESENCE: u8 = 2;
+    pub(super) const PRESENCE: u8 = crate::schema::SLOT_PRESENCE;
     /// Deep mode: the property header (size + hash) is still to be written.
     pub(super) const HEADER: u8 = 4;
     /// Inside a container or fixed array.
     pub(super) const ELEMENT: u8 = 8;
     /// A container property at property level (a single value is a mismatch).
-    pub(super) const CONTAINER: u8 = 16;
+    pub(super) const CONTAINER: u8 = crate::schema::SLOT_CONTAINER;
     /// Deep mode, property level, header already written: `None` leaves the property out (the
     /// field rewinds the header).
     pub(super) const OMITTABLE: u8 = 32;
@@ -211,7 +217,7 @@ impl<'t> Serializer<'t> {
     fn close(&mut self, patch: Option<Patch>) {
         if let Some(p) = patch {
             let size = self.w.bit_pos() - p.start;
-            self.w.patch_u32(p.size_pos, size as u32);
+            self.w.patch_u32_at((p.size_pos / 8) as usize, size as u32);
         }
     }
 
@@ -229,7 +235,7 @@ impl<'t> Serializer<'t> {
     /// write before the value) inline and specialised, the rest out of line.
     #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
-        if slot.kind == Kind::Prim(auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
             self.w.write_scalar(auto, v);
             return Ok(());
         }
@@ -238,6 +244,12 @@ impl<'t> Serializer<'t> {
 
     #[inline(never)]
     fn scalar_slow(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
+        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == sf::PRESENCE {
+            // A present shallow DELTA_ENCODE value: the presence bit, then the value.
+            self.w.write_bool(true);
+            self.w.write_scalar(auto, v);
+            return Ok(());
+        }
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p) => (p, None),
             Kind::Auto => (auto, Some(auto.type_name())),
@@ -296,6 +308,7 @@ impl<'t> Serializer<'t> {
         }
     }
 
+    #[inline]
     fn check_len(&self, n: usize, string: bool) -> Result<()> {
         let max = if self.compact {
             0x7FFF_FFFF
@@ -466,7 +479,8 @@ impl<'t> Serializer<'t> {
             self.w.write_u64(u64::from(class.hash));
             self.w.bit_pos() - 32
         };
-        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch: None, size_pos, root: slot.is(sf::ROOT) })
+        let all_in = self.shallow && class.all_included(self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch: None, size_pos, root: slot.is(sf::ROOT) })
     }
 
     #[inline(never)]
@@ -485,28 +499,29 @@ impl<'t> Serializer<'t> {
         if !self.shallow {
             self.w.write_u32(0);
         }
-        Ok(ObjectState { class, cursor: 0, buffered: Vec::new(), patch, size_pos, root: slot.is(sf::ROOT) })
+        let all_in = self.shallow && class.all_included(self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch, size_pos, root: slot.is(sf::ROOT) })
     }
 
     /// The slot of a shallow-mode property.
     #[inline(always)]
     fn field_slot(&self, prop: &'t PropertyDef) -> Slot<'t> {
-        let presence = if prop.flags & flags::DELTA_ENCODE != 0 { sf::PRESENCE } else { 0 };
-        let container = if prop.dynamic { sf::CONTAINER } else { 0 };
-        Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: presence | container }
+        Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: prop.slot_bits }
     }
 
     /// Handles one field of an object being written. Fast path: the field is the property at
     /// the cursor (serde's field order is the id order) and its name was matched before.
     #[inline(always)]
     fn field<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: &'static str, value: &T) -> Result<()> {
-        if let Some(prop) = st.class.props.get(st.cursor) {
-            if prop.key.matches(key) && prop.name.len() == key.len() && st.buffered.is_empty() {
+        if let Some(prop) = st.class.props.get(st.cursor as usize) {
+            // (The remembered key packs the length too, and is only stored after the names
+            // compared equal: no string comparison here.)
+            if prop.key.matches(key) && st.buffered == 0 {
                 st.cursor += 1;
                 if !self.shallow {
                     return self.deep_property(prop, value);
                 }
-                if !self.incl.test(prop.flags) {
+                if !st.all_in && !self.incl.test(prop.flags) {
                     return Ok(());
                 }
                 let slot = self.field_slot(prop);
@@ -519,17 +534,19 @@ impl<'t> Serializer<'t> {
     /// Writes a deep-mode property: header (size placeholder + hash), value, size.
     #[inline(always)]
     fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
-        if self.skip_deprecated && prop.flags & flags::DEPRECATED != 0 {
+        if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
-        let container = if prop.dynamic { sf::CONTAINER } else { 0 };
+        let container = prop.slot_bits & sf::CONTAINER;
         if prop.kind == Kind::Auto {
             // The Rust type decides the type string, and so the hash: the value writes the header.
             let slot = Slot { prop: Some(prop), kind: Kind::Auto, auto_type: 0, f: sf::HEADER | container };
             return value.serialize(ValueSer { s: self, slot, variant: None });
         }
+        // The header (size placeholder + hash) starts at the byte index `mark.0`: a partly filled
+        // last byte is already in the buffer.
         let mark = self.w.mark();
-        let start = self.w.bit_pos();
+        let start = BitWriter::mark_bit_pos(mark);
         self.w.write_u64(u64::from(prop.hash) << 32);
         let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: sf::OMITTABLE | container };
         value.serialize(ValueSer { s: self, slot, variant: None })?;
@@ -539,7 +556,7 @@ impl<'t> Serializer<'t> {
             self.w.rewind(mark);
         } else {
             let size = self.w.bit_pos() - start;
-            self.w.patch_u32((start + 7) & !7, size as u32);
+            self.w.patch_u32_at(mark.0, size as u32);
         }
         Ok(())
     }
@@ -550,50 +567,65 @@ impl<'t> Serializer<'t> {
     fn field_slow<T: ?Sized + Serialize>(&mut self, st: &mut ObjectState<'t>, key: Key<'_>, value: &T) -> Result<()> {
         let class = st.class;
         let found = match key {
-            Key::Static(k) => class.find_static(k, st.cursor),
-            Key::Dynamic(k) => class.find(k, st.cursor),
+            Key::Static(k) => class.find_static(k, st.cursor as usize),
+            Key::Dynamic(k) => class.find(k, st.cursor as usize),
         };
         let key = key.as_str();
         let idx = found
             .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
         let prop = &class.props[idx];
         if !self.shallow {
-            st.cursor = idx + 1;
+            st.cursor = idx as u32 + 1;
             return self.deep_property(prop, value);
         }
         if !self.incl.test(prop.flags) {
             return Ok(());
         }
-        if idx < st.cursor || st.buffered.iter().any(|(i, _)| *i == idx) {
+        if idx < st.cursor as usize || self.buffered_at(st, idx).is_some() {
             return Err(Error::custom_msg(format!("{}::{} serialized twice", class.name, key)));
         }
-        let pending = class.props[st.cursor..idx].iter().any(|p| self.incl.test(p.flags));
+        let pending = class.props[st.cursor as usize..idx].iter().any(|p| self.incl.test(p.flags));
         if pending {
             // Out of id order: keep it until the properties before it are written.
-            st.buffered.push((idx, crate::value::to_value(value)?));
+            self.buffered.push((idx, crate::value::to_value(value)?));
+            st.buffered += 1;
             return Ok(());
         }
         value.serialize({
             let slot = self.field_slot(prop);
             ValueSer { s: self, slot, variant: None }
         })?;
-        st.cursor = idx + 1;
+        st.cursor = idx as u32 + 1;
         self.flush_buffered(st)
     }
 
+    /// Where the value buffered for property `idx` of the object `st` is in
+    /// [`buffered`](Serializer::buffered) (the object's values are the last `st.buffered` ones).
+    fn buffered_at(&self, st: &ObjectState<'t>, idx: usize) -> Option<usize> {
+        let first = self.buffered.len() - st.buffered as usize;
+        self.buffered[first..].iter().position(|(i, _)| *i == idx).map(|p| first + p)
+    }
+
+    /// Takes the buffered value at `at` (from [`buffered_at`](Self::buffered_at)) out.
+    fn take_buffered(&mut self, st: &mut ObjectState<'t>, at: usize) -> Value {
+        st.buffered -= 1;
+        self.buffered.swap_remove(at).1
+    }
+
     fn flush_buffered(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
-        while !st.buffered.is_empty() {
+        while st.buffered != 0 {
             let class = st.class;
-            let next = class.props[st.cursor..].iter().position(|p| self.incl.test(p.flags));
+            let cursor = st.cursor as usize;
+            let next = class.props[cursor..].iter().position(|p| self.incl.test(p.flags));
             let Some(off) = next else { break };
-            let idx = st.cursor + off;
-            let Some(pos) = st.buffered.iter().position(|(i, _)| *i == idx) else { break };
-            let (_, v) = st.buffered.swap_remove(pos);
+            let idx = cursor + off;
+            let Some(at) = self.buffered_at(st, idx) else { break };
+            let v = self.take_buffered(st, at);
             v.serialize({
                 let slot = self.field_slot(&class.props[idx]);
                 ValueSer { s: self, slot, variant: None }
             })?;
-            st.cursor = idx + 1;
+            st.cursor = idx as u32 + 1;
         }
         Ok(())
     }
@@ -601,12 +633,12 @@ impl<'t> Serializer<'t> {
     #[inline(always)]
     fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
         if self.shallow {
-            if st.cursor < st.class.props.len() || !st.buffered.is_empty() {
+            if (st.cursor as usize) < st.class.props.len() || st.buffered != 0 {
                 self.end_shallow_slow(&mut st)?;
             }
         } else {
             let size = self.w.bit_pos() - st.size_pos;
-            self.w.patch_u32(st.size_pos, size as u32);
+            self.w.patch_u32_at((st.size_pos / 8) as usize, size as u32);
         }
         if st.patch.is_some() {
             self.close(st.patch.take());
@@ -623,16 +655,16 @@ impl<'t> Serializer<'t> {
     #[inline(never)]
     fn end_shallow_slow(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
         {
-            if !st.buffered.is_empty() {
+            if st.buffered != 0 {
                 self.flush_buffered(st)?;
             }
             let class = st.class;
-            for (i, prop) in class.props.iter().enumerate().skip(st.cursor) {
+            for (i, prop) in class.props.iter().enumerate().skip(st.cursor as usize) {
                 if !self.incl.test(prop.flags) {
                     continue;
                 }
-                if let Some(pos) = st.buffered.iter().position(|(j, _)| *j == i) {
-                    let (_, v) = st.buffered.swap_remove(pos);
+                if let Some(at) = self.buffered_at(st, i) {
+                    let v = self.take_buffered(st, at);
                     v.serialize({
                         let slot = self.field_slot(prop);
                         ValueSer { s: self, slot, variant: None }
@@ -678,8 +710,13 @@ impl<'k> Key<'k> {
 
 struct ObjectState<'t> {
     class: &'t ClassDef,
-    cursor: usize,
-    buffered: Vec<(usize, Value)>,
+    /// The next property in id order.
+    cursor: u32,
+    /// How many values of this object wait (out of id order) at the end of
+    /// [`Serializer::buffered`].
+    buffered: u32,
+    /// Shallow mode: every property of the class passes the options' mask (no test per field).
+    all_in: bool,
     patch: Option<Patch>,
     size_pos: u64,
     root: bool,
@@ -877,6 +914,12 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
+        // Fast path: a `std::string` with nothing to write before it.
+        if matches!(self.slot.kind, Kind::Prim(Prim::Str)) && self.slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+            self.s.check_len(v.len(), true)?;
+            self.s.w.write_string(v.as_bytes(), self.s.compact);
+            return Ok(());
+        }
         self.s.string(&self.slot, v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
@@ -910,7 +953,13 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_unit_variant(self, _name: &'static str, i: u32, variant: &'static str) -> Result<()> {
         match self.slot.kind {
             Kind::Enum if !self.s.string_enums => match self.slot.prop.and_then(|p| p.variant_value(i, variant)) {
-                Some(v) => self.s.enum_int(self.slot, Scalar::UInt(v.into())),
+                // `enum_int` for a known option: the value as an unaligned u32.
+                Some(v) => {
+                    let patch = self.s.open(&self.slot, None)?;
+                    self.s.w.write_bits(v, 32);
+                    self.s.close(patch);
+                    Ok(())
+                }
                 None => self.s.string(&self.slot, variant),
             },
             Kind::Enum | Kind::Prim(Prim::Str | Prim::WStr) => self.s.string(&self.slot, variant),
@@ -1031,6 +1080,17 @@ impl<'a, 't> ValueSer<'a, 't> {
 
     fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
+        if is_seq && slot.f & !sf::OMITTABLE == sf::CONTAINER && !matches!(slot.kind, Kind::Leaf(_)) {
+            // A container property with nothing to write before it: length prefix, elements.
+            self.s.check_len(len, false)?;
+            self.s.enter()?;
+            if self.s.compact {
+                self.s.w.write_len(len as u32, true, false);
+            } else {
+                self.s.w.write_u32(len as u32);
+            }
+            return Ok(SeqSer(SeqInner::Container { s: self.s, slot: slot.element_of(), patch: None }));
+        }
         if let Kind::Leaf(leaf) = slot.kind {
             return Ok(SeqSer(SeqInner::Leaf(LeafSer::new(self.s, slot, leaf)?)));
         }
@@ -1280,6 +1340,11 @@ pub struct LeafSer<'a, 't> {
     s: &'a mut Serializer<'t>,
     slot: Slot<'t>,
     leaf: Leaf,
+    /// `leaf.fields()` and `leaf.group()`, looked up once.
+    fields: &'static [&'static str],
+    group: usize,
+    /// The field expected next (fields usually arrive in wire order).
+    next_field: usize,
     /// Components as their 32-bit patterns (every leaf component is 8 or 32 bits wide).
     vals: [u32; 9],
     next: usize,
@@ -1291,19 +1356,39 @@ impl<'a, 't> LeafSer<'a, 't> {
         if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
         }
-        Ok(LeafSer { s, slot, leaf, vals: [0; 9], next: 0, filled: 0 })
+        Ok(LeafSer {
+            s,
+            slot,
+            leaf,
+            fields: leaf.fields(),
+            group: leaf.group(),
+            next_field: 0,
+            vals: [0; 9],
+            next: 0,
+            filled: 0,
+        })
     }
 
+    #[inline]
     fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
-        if key.starts_with('$') {
-            return Ok(());
-        }
-        self.next = self.leaf.field_start(key).ok_or_else(|| {
-            Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
-        })?;
+        // Fast path: the field after the previous one.
+        let i = match self.fields.get(self.next_field) {
+            Some(f) if same_short(f, key) => self.next_field,
+            _ => {
+                if key.starts_with('$') {
+                    return Ok(());
+                }
+                self.fields.iter().position(|f| *f == key).ok_or_else(|| {
+                    Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
+                })?
+            }
+        };
+        self.next_field = i + 1;
+        self.next = i * self.group;
         v.serialize(LeafElemSer { l: self })
     }
 
+    #[inline]
     fn push(&mut self, v: Scalar) -> Result<()> {
         if self.next >= self.leaf.len() {
             return Err(Error::mismatch(self.slot.name(), format!("{} components", self.leaf.len())));
@@ -1335,6 +1420,12 @@ impl<'a, 't> LeafSer<'a, 't> {
         self.s.close(patch);
         Ok(())
     }
+}
+
+/// `a == b` for short names, without a call to `memcmp`.
+#[inline(always)]
+fn same_short(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// One component (or a row of components) of a leaf struct.

@@ -117,3 +117,225 @@ mod index_keys {
         }
     }
 }
+
+/// Shallow fields out of id order wait in one stack shared by every object being written: a
+/// nested object that buffers its own out-of-order fields, written while its parent still has
+/// fields waiting, must neither take nor disturb the parent's.
+mod out_of_order {
+    use serde::{Deserialize, Serialize};
+    use serde_kiprop::{ClassSchema, Options, PropertySchema as P, TypeList};
+
+    static OUTER: ClassSchema = ClassSchema::new(
+        "class Outer",
+        &[
+            P::new("a").ty("unsigned int"),
+            P::new("b").ty("std::string"),
+            P::new("inner").ty("class Inner"),
+            P::new("c").ty("unsigned short"),
+        ],
+    );
+    static INNER: ClassSchema =
+        ClassSchema::new("class Inner", &[P::new("x").ty("int"), P::new("y").ty("int"), P::new("z").ty("int")]);
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Outer")]
+    struct InOrder {
+        a: u32,
+        b: String,
+        inner: Inner,
+        c: u16,
+    }
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Inner")]
+    struct Inner {
+        x: i32,
+        y: i32,
+        z: i32,
+    }
+
+    /// `c` and `b` wait while `inner` (itself backwards) is written before its turn too.
+    #[derive(Debug, PartialEq, Serialize)]
+    #[serde(rename = "class Outer")]
+    struct Shuffled {
+        c: u16,
+        inner: Backwards,
+        b: String,
+        a: u32,
+    }
+    #[derive(Debug, PartialEq, Serialize)]
+    #[serde(rename = "class Inner")]
+    struct Backwards {
+        z: i32,
+        y: i32,
+        x: i32,
+    }
+
+    #[test]
+    fn nested_out_of_order_fields_keep_their_own_buffers() {
+        let types = TypeList::from_schemas(&[&OUTER, &INNER]);
+        let opts = Options::new().property_mask(0);
+        let want = InOrder { a: 1, b: "bee".into(), inner: Inner { x: -1, y: -2, z: -3 }, c: 7 };
+        let bytes = opts.to_vec(&want, &types).unwrap();
+        let shuffled = Shuffled { c: 7, inner: Backwards { z: -3, y: -2, x: -1 }, b: "bee".into(), a: 1 };
+        // Twice each, so the second pass runs on the cached name matches.
+        for _ in 0..2 {
+            assert_eq!(opts.to_vec(&shuffled, &types).unwrap(), bytes);
+            assert_eq!(opts.to_vec(&want, &types).unwrap(), bytes);
+        }
+        assert_eq!(opts.from_slice::<InOrder>(&bytes, &types).unwrap(), want);
+        // A value written after a failed one starts clean.
+        #[derive(Serialize)]
+        #[serde(rename = "class Outer")]
+        struct Broken {
+            c: u16,
+            b: String,
+            nope: u8,
+        }
+        assert!(opts.to_vec(&Broken { c: 1, b: String::new(), nope: 0 }, &types).is_err());
+        assert_eq!(opts.to_vec(&want, &types).unwrap(), bytes);
+    }
+}
+
+/// Leaf struct components usually arrive in wire order (the serializer tries the next field's
+/// name first); any other order, a repeated component or `$` keys must still work as before.
+mod leaf_field_order {
+    use serde::Serialize;
+    use serde_kiprop::{ClassSchema, Options, PropertySchema as P, TypeList};
+
+    static SHAPE: ClassSchema = ClassSchema::new(
+        "class Shape",
+        &[P::new("at").ty("class Point<float>"), P::new("m").ty("class Matrix3x3"), P::new("c").ty("class Color")],
+    );
+
+    #[derive(Serialize)]
+    #[serde(rename = "class Shape")]
+    struct Shape<A: Serialize, C: Serialize> {
+        at: A,
+        m: M,
+        c: C,
+    }
+    #[derive(Serialize)]
+    struct M {
+        i: [f32; 3],
+        j: [f32; 3],
+        k: [f32; 3],
+    }
+    #[derive(Serialize)]
+    struct Xy {
+        x: f32,
+        y: f32,
+    }
+    #[derive(Serialize)]
+    struct Yx {
+        y: f32,
+        x: f32,
+    }
+    #[derive(Serialize)]
+    struct Rgba {
+        r: u8,
+        g: u8,
+        b: u8,
+        a: u8,
+    }
+    #[derive(Serialize)]
+    struct Bgra {
+        #[serde(rename = "$__type")]
+        ty: &'static str,
+        b: u8,
+        g: u8,
+        r: u8,
+        a: u8,
+    }
+
+    fn m() -> M {
+        M { i: [1.0, 2.0, 3.0], j: [4.0, 5.0, 6.0], k: [7.0, 8.0, 9.0] }
+    }
+
+    #[test]
+    fn leaf_components_in_any_order_give_the_same_bytes() {
+        let types = TypeList::from_schemas(&[&SHAPE]);
+        for opts in [Options::new().property_mask(0), Options::new().deep(true)] {
+            let a = opts
+                .to_vec(&Shape { at: Xy { x: 1.5, y: -2.0 }, m: m(), c: Rgba { r: 1, g: 2, b: 3, a: 4 } }, &types)
+                .unwrap();
+            let c = Bgra { ty: "class Color", b: 3, g: 2, r: 1, a: 4 };
+            let b = opts.to_vec(&Shape { at: Yx { y: -2.0, x: 1.5 }, m: m(), c }, &types).unwrap();
+            assert_eq!(a, b);
+        }
+    }
+}
+
+/// A class remembers whether all its properties pass the last shallow-mode mask it saw (so
+/// fields skip the per-property test). Other masks, predicates and DEPRECATED settings on the
+/// same class, one after another and from several threads at once, must never reuse an answer
+/// that belongs to other options.
+mod inclusion_cache {
+    use serde::{Deserialize, Serialize};
+    use serde_kiprop::{ClassSchema, MaskPredicate, Options, PropertySchema as P, TypeList, flags};
+
+    static MIXED: ClassSchema = ClassSchema::new(
+        "class Mixed",
+        &[
+            P::new("sent").ty("unsigned int").flags(flags::TRANSMIT),
+            P::new("saved").ty("unsigned int").flags(flags::SAVE),
+            P::new("old").ty("unsigned int").flags(flags::TRANSMIT | flags::DEPRECATED),
+        ],
+    );
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Mixed")]
+    struct Mixed {
+        #[serde(default)]
+        sent: u32,
+        #[serde(default)]
+        saved: u32,
+        #[serde(default)]
+        old: u32,
+    }
+
+    /// (options, the value that survives a round trip through them).
+    fn cases() -> Vec<(Options, Mixed)> {
+        let shallow = Options::new().shallow(true);
+        vec![
+            (shallow.property_mask(0).skip_deprecated(false), Mixed { sent: 1, saved: 2, old: 3 }),
+            (shallow.property_mask(0), Mixed { sent: 1, saved: 2, old: 0 }),
+            (shallow.property_mask(flags::TRANSMIT).skip_deprecated(false), Mixed { sent: 1, saved: 0, old: 3 }),
+            (shallow.property_mask(flags::TRANSMIT), Mixed { sent: 1, saved: 0, old: 0 }),
+            (shallow.property_mask(flags::SAVE), Mixed { sent: 0, saved: 2, old: 0 }),
+            (
+                shallow.property_mask(flags::SAVE | flags::TRANSMIT).mask_predicate(MaskPredicate::Any),
+                Mixed { sent: 1, saved: 2, old: 0 },
+            ),
+        ]
+    }
+
+    #[test]
+    fn masks_never_reuse_another_masks_answer() {
+        let types = TypeList::from_schemas(&[&MIXED]);
+        let full = Mixed { sent: 1, saved: 2, old: 3 };
+        let cases = cases();
+        // Every order of two cases, twice over, on one type list.
+        for _ in 0..2 {
+            for (a, want_a) in &cases {
+                for (b, want_b) in &cases {
+                    for (opts, want) in [(a, want_a), (b, want_b)] {
+                        let bytes = opts.to_vec(&full, &types).unwrap();
+                        assert_eq!(&opts.from_slice::<Mixed>(&bytes, &types).unwrap(), want);
+                    }
+                }
+            }
+        }
+        // Several threads, each with its own options, on one shared type list.
+        std::thread::scope(|scope| {
+            for (opts, want) in &cases {
+                let (types, full) = (&types, &full);
+                scope.spawn(move || {
+                    for _ in 0..500 {
+                        let bytes = opts.to_vec(full, types).unwrap();
+                        assert_eq!(&opts.from_slice::<Mixed>(&bytes, types).unwrap(), want);
+                    }
+                });
+            }
+        });
+    }
+}
