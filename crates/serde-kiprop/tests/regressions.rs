@@ -339,3 +339,67 @@ mod inclusion_cache {
         });
     }
 }
+
+/// Shallow objects whose serde fields are exactly the class's properties get index keys; the
+/// properties actually on the wire depend on the mask and on DELTA_ENCODE presence bits, and every
+/// combination must decode to what was written. (Handing such objects to serde as a sequence,
+/// like postcard, was measured at 2–5 % fewer instructions and not kept: hand-written visitors
+/// that only take a map would stop working.)
+mod index_keys_and_masks {
+    use serde::{Deserialize, Serialize};
+    use serde_kiprop::{ClassSchema, MaskPredicate, Options, PropertySchema as P, TypeList, flags};
+
+    static PLAIN: ClassSchema = ClassSchema::new(
+        "class Plain",
+        &[
+            P::new("a").ty("unsigned int").flags(1),
+            P::new("b").ty("std::string").flags(2),
+            P::new("c").ty("int").flags(1),
+        ],
+    );
+    static DELTA: ClassSchema = ClassSchema::new(
+        "class Delta",
+        &[
+            P::new("a").ty("unsigned int").flags(1),
+            P::new("b").ty("unsigned int").flags(1 | flags::DELTA_ENCODE),
+            P::new("c").ty("int").flags(1),
+        ],
+    );
+
+    #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Plain", default)]
+    struct Plain {
+        a: u32,
+        b: String,
+        c: i32,
+    }
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Delta")]
+    struct Delta {
+        a: u32,
+        b: Option<u32>,
+        c: i32,
+    }
+
+    #[test]
+    fn masks_and_presence_bits_with_index_keys() {
+        let types = TypeList::from_schemas(&[&PLAIN, &DELTA]);
+        let plain = Plain { a: 7, b: "seven".into(), c: -7 };
+        for _ in 0..2 {
+            // Every property passes the mask: the sequence form.
+            let all = Options::new().property_mask(3).mask_predicate(MaskPredicate::Any);
+            let bytes = all.to_vec(&plain, &types).unwrap();
+            assert_eq!(all.from_slice::<Plain>(&bytes, &types).unwrap(), plain);
+            // `b` masked out: the map form; `b` comes back as its default.
+            let some = Options::new().property_mask(1).mask_predicate(MaskPredicate::Any);
+            let bytes = some.to_vec(&plain, &types).unwrap();
+            assert_eq!(some.from_slice::<Plain>(&bytes, &types).unwrap(), Plain { b: String::new(), ..plain });
+            // A DELTA_ENCODE property, present and absent.
+            for b in [Some(5), None] {
+                let delta = Delta { a: 1, b, c: -1 };
+                let bytes = all.to_vec(&delta, &types).unwrap();
+                assert_eq!(all.from_slice::<Delta>(&bytes, &types).unwrap(), delta, "{b:?}");
+            }
+        }
+    }
+}
