@@ -180,19 +180,14 @@ impl<'de> Deserializer<'de> {
     /// The string the uoffset at `pos` points to.
     #[inline]
     fn string(&mut self, pos: usize) -> Result<&'de str> {
-        let buf = self.buf;
-        let v = follow(buf, pos)?;
-        let len = read_u32(buf, v)? as usize;
+        let (v, bytes) = self.bytes_at(pos)?;
         let start = v + 4;
-        let Some(bytes) = buf.get(start..).and_then(|rest| rest.get(..len)) else {
-            return Err(past_the_end(v, len));
-        };
-        let end = start + len;
-        if self.opts.require_nul && buf.get(end) != Some(&0) {
-            return Err(missing_nul(end, len));
+        let end = start + bytes.len();
+        if self.opts.require_nul && self.buf.get(end) != Some(&0) {
+            return Err(missing_nul(end, bytes.len()));
         }
         // The length, the bytes and the NUL, counted at once.
-        self.count(5 + len, v)?;
+        self.count(5 + bytes.len(), v)?;
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s),
             Err(e) => Err(invalid_utf8(start + e.valid_up_to())),
@@ -202,14 +197,22 @@ impl<'de> Deserializer<'de> {
     /// The `[ubyte]` vector (or string data) the uoffset at `pos` points to: (data start, length).
     #[inline]
     fn byte_vector(&mut self, pos: usize) -> Result<(usize, usize)> {
-        let v = follow(self.buf, pos)?;
-        let len = read_u32(self.buf, v)? as usize;
-        let start = v + 4;
-        if len > self.buf.len() - start {
-            return Err(past_the_end(v, len));
+        let (v, bytes) = self.bytes_at(pos)?;
+        self.count(4 + bytes.len(), v)?;
+        Ok((v + 4, bytes.len()))
+    }
+
+    /// The length-prefixed bytes the uoffset at `pos` points to: (where the length is, the bytes).
+    /// Not yet counted against the size limit.
+    #[inline(always)]
+    fn bytes_at(&self, pos: usize) -> Result<(usize, &'de [u8])> {
+        let buf = self.buf;
+        let v = follow(buf, pos)?;
+        let len = read_u32(buf, v)? as usize;
+        match buf.get(v + 4..).and_then(|rest| rest.get(..len)) {
+            Some(bytes) => Ok((v, bytes)),
+            None => Err(past_the_end(v, len)),
         }
-        self.count(4 + len, v)?;
-        Ok((start, len))
     }
 
     /// The vector the uoffset at `pos` points to: (element area, count). Element sizes are checked when the

@@ -468,45 +468,44 @@ impl<'t> Serializer<'t> {
     /// Starts an object: type tag, and in deep mode a size placeholder.
     #[inline(always)]
     fn begin_object(&mut self, slot: &Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
-        if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
-            return self.begin_object_slow(*slot, class);
-        }
-        self.enter()?;
+        let patch = if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
+            self.object_prefix(slot)?
+        } else {
+            self.enter()?;
+            None
+        };
         let size_pos = if self.shallow {
             self.w.write_u32(class.hash);
             0
         } else {
+            // The tag, then the size placeholder (patched by `end_object`).
             self.w.write_u64(u64::from(class.hash));
             self.w.bit_pos() - 32
         };
         let all_in = self.shallow && class.all_included(self.incl);
-        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch: None, size_pos, root: slot.is(sf::ROOT) })
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch, size_pos, root: slot.is(sf::ROOT) })
     }
 
+    /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
+    /// checks, then the presence bit or the deep property header.
     #[inline(never)]
-    fn begin_object_slow(&mut self, slot: Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
+    fn object_prefix(&mut self, slot: &Slot<'t>) -> Result<Option<Patch>> {
         if slot.is(sf::CONTAINER) {
-            return Err(mismatch(&slot, "a single object for a container property"));
+            return Err(mismatch(slot, "a single object for a container property"));
         }
         if slot.kind == Kind::Auto && slot.is(sf::HEADER) {
             let prop = slot.prop.map(|p| self.missing_type(p));
             return Err(prop.unwrap_or_else(|| Error::new(ErrorKind::NullRoot)));
         }
         self.enter()?;
-        let patch = self.open(&slot, None)?;
-        self.w.write_u32(class.hash);
-        let size_pos = self.w.bit_pos();
-        if !self.shallow {
-            self.w.write_u32(0);
-        }
-        let all_in = self.shallow && class.all_included(self.incl);
-        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch, size_pos, root: slot.is(sf::ROOT) })
+        self.open(slot, None)
     }
 
-    /// The slot of a shallow-mode property.
+    /// Writes the value of a shallow-mode property (its presence bit first, for DELTA_ENCODE).
     #[inline(always)]
-    fn field_slot(&self, prop: &'t PropertyDef) -> Slot<'t> {
-        Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: prop.slot_bits }
+    fn shallow_value<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
+        let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: prop.slot_bits };
+        value.serialize(ValueSer { s: self, slot, variant: None })
     }
 
     /// Handles one field of an object being written. Fast path: the field is the property at
@@ -524,8 +523,7 @@ impl<'t> Serializer<'t> {
                 if !st.all_in && !self.incl.test(prop.flags) {
                     return Ok(());
                 }
-                let slot = self.field_slot(prop);
-                return value.serialize(ValueSer { s: self, slot, variant: None });
+                return self.shallow_value(prop, value);
             }
         }
         self.field_slow(st, Key::Static(key), value)
@@ -591,10 +589,7 @@ impl<'t> Serializer<'t> {
             st.buffered += 1;
             return Ok(());
         }
-        value.serialize({
-            let slot = self.field_slot(prop);
-            ValueSer { s: self, slot, variant: None }
-        })?;
+        self.shallow_value(prop, value)?;
         st.cursor = idx as u32 + 1;
         self.flush_buffered(st)
     }
@@ -621,10 +616,7 @@ impl<'t> Serializer<'t> {
             let idx = cursor + off;
             let Some(at) = self.buffered_at(st, idx) else { break };
             let v = self.take_buffered(st, at);
-            v.serialize({
-                let slot = self.field_slot(&class.props[idx]);
-                ValueSer { s: self, slot, variant: None }
-            })?;
+            self.shallow_value(&class.props[idx], &v)?;
             st.cursor = idx as u32 + 1;
         }
         Ok(())
@@ -640,9 +632,7 @@ impl<'t> Serializer<'t> {
             let size = self.w.bit_pos() - st.size_pos;
             self.w.patch_u32_at((st.size_pos / 8) as usize, size as u32);
         }
-        if st.patch.is_some() {
-            self.close(st.patch.take());
-        }
+        self.close(st.patch.take());
         if st.root {
             self.w.align();
         }
@@ -654,32 +644,27 @@ impl<'t> Serializer<'t> {
     /// properties, missing fields.
     #[inline(never)]
     fn end_shallow_slow(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
-        {
-            if st.buffered != 0 {
-                self.flush_buffered(st)?;
+        if st.buffered != 0 {
+            self.flush_buffered(st)?;
+        }
+        let class = st.class;
+        for (i, prop) in class.props.iter().enumerate().skip(st.cursor as usize) {
+            if !self.incl.test(prop.flags) {
+                continue;
             }
-            let class = st.class;
-            for (i, prop) in class.props.iter().enumerate().skip(st.cursor as usize) {
-                if !self.incl.test(prop.flags) {
-                    continue;
+            if let Some(at) = self.buffered_at(st, i) {
+                let v = self.take_buffered(st, at);
+                self.shallow_value(prop, &v)?;
+            } else if prop.has(flags::DELTA_ENCODE) {
+                if self.forbid_delta {
+                    return Err(Error::new(ErrorKind::MissingDelta(prop.name.clone())));
                 }
-                if let Some(at) = self.buffered_at(st, i) {
-                    let v = self.take_buffered(st, at);
-                    v.serialize({
-                        let slot = self.field_slot(prop);
-                        ValueSer { s: self, slot, variant: None }
-                    })?;
-                } else if prop.has(flags::DELTA_ENCODE) {
-                    if self.forbid_delta {
-                        return Err(Error::new(ErrorKind::MissingDelta(prop.name.clone())));
-                    }
-                    self.w.write_bool(false);
-                } else {
-                    return Err(Error::new(ErrorKind::MissingField {
-                        class: class.name.clone(),
-                        field: prop.name.clone(),
-                    }));
-                }
+                self.w.write_bool(false);
+            } else {
+                return Err(Error::new(ErrorKind::MissingField {
+                    class: class.name.clone(),
+                    field: prop.name.clone(),
+                }));
             }
         }
         Ok(())
