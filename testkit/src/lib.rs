@@ -9,6 +9,8 @@
 //!   ordinary, reportable test failure.
 //! * [`datasets`] — the four seeded benchmark datasets (`log`, `mesh`, `minecraft_savedata`, `mk48`).
 //! * [`hex`] — hex parsing and readable hex dumps for golden tables and insta snapshots.
+//! * [`scaling`] — worst cases at `n` and `4n` bytes: work grows at most ~6× (linear is 4×) and
+//!   peak heap stays within the workspace rule (`64 · n` + a few MiB).
 //! * [`rng`] — the seeded PCG-32 generator behind all of the above.
 //! * [`toy`] — a tiny length-prefixed format with one sound decoder and three deliberately broken
 //!   ones; the self-tests prove the checkers catch each kind of bug.
@@ -20,6 +22,7 @@ pub mod hex;
 pub mod hostile;
 pub mod isolate;
 pub mod rng;
+pub mod scaling;
 pub mod toy;
 
 pub use hostile::{DecoderCheck, Outcome, check_decoder};

@@ -135,3 +135,47 @@ fn toy_round_trip() {
     }
     assert_eq!(toy::decode(&[1, 0, 0, 0, 0, 9]), Err(ToyError::Trailing));
 }
+
+/// A decoder that looks at each byte once.
+fn linear_sum(input: &[u8]) -> u64 {
+    input.iter().map(|&b| u64::from(b)).sum()
+}
+
+/// A decoder that, like a naive duplicate-key check, compares each byte with all the bytes before it.
+fn quadratic_duplicates(input: &[u8]) -> u64 {
+    let mut dups = 0u64;
+    for (i, b) in input.iter().enumerate() {
+        dups += input[..i].iter().filter(|&c| c == b).count() as u64;
+    }
+    dups
+}
+
+#[test]
+fn scaling_accepts_linear_work() {
+    let report = testkit::scaling::Case::new("linear sum", |n| vec![7u8; n]).size(256 * 1024).run(linear_sum);
+    assert!(report.ratio <= 6.0, "{report}");
+    assert_eq!(report.large_len, 4 * report.small_len);
+}
+
+#[test]
+fn scaling_catches_quadratic_work() {
+    let caught = std::panic::catch_unwind(|| {
+        testkit::scaling::Case::new("quadratic duplicates", |n| vec![7u8; n]).size(2048).run(quadratic_duplicates)
+    });
+    let message = caught.expect_err("a quadratic decoder must fail the work check");
+    let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(text.contains("super-linear work"), "{text}");
+}
+
+#[test]
+fn scaling_catches_memory_beyond_the_rule() {
+    let caught = std::panic::catch_unwind(|| {
+        testkit::scaling::Case::new("one byte becomes 256", |n| vec![1u8; n])
+            .size(64 * 1024)
+            .heap_only()
+            .run(|input| vec![0u8; input.len() * 256])
+    });
+    let message = caught.expect_err("256 bytes of heap per input byte must fail the heap check");
+    let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(text.contains("of heap at peak"), "{text}");
+}

@@ -1,0 +1,176 @@
+//! Workspace hostile-input suite, serde-flatbuf-lite: every decoding entry point (`from_slice`,
+//! `from_reader`, plain and size-prefixed) on the worst inputs an attacker can build, at `n` and
+//! `4n` bytes: work grows at most ~6× and peak heap stays within `64 · n + 4 MiB` (SECURITY.md).
+
+use std::io::Cursor;
+
+use serde::Deserialize;
+use serde_flatbuf_lite::{ErrorKind, Options, from_slice};
+use testkit::scaling::Case;
+
+testkit::install_counting_allocator!();
+
+/// A recursive table type for depth bombs.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Node {
+    child: Option<Box<Node>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Empty {}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Tables {
+    items: Vec<Empty>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Strings {
+    items: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct BorrowedStrings<'a> {
+    #[serde(borrow)]
+    items: Vec<&'a str>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Longs {
+    items: Vec<u64>,
+}
+
+/// `n` tables, each pointing to the next, sharing one vtable.
+fn chain(count: usize) -> Vec<u8> {
+    let mut b = Vec::with_capacity(12 + 8 * count);
+    b.extend_from_slice(&12u32.to_le_bytes());
+    b.extend_from_slice(&[6, 0, 8, 0, 4, 0, 0, 0]);
+    for i in 0..count {
+        let pos = 12 + 8 * i;
+        b.extend_from_slice(&((pos - 4) as i32).to_le_bytes());
+        b.extend_from_slice(&4u32.to_le_bytes());
+    }
+    b
+}
+
+/// root table `{ items: [target; count] }` where every element points to one shared target: an empty
+/// table, or a string of `string` bytes.
+fn shared(count: usize, string: Option<usize>) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&12u32.to_le_bytes());
+    b.extend_from_slice(&[6, 0, 8, 0, 4, 0, 0, 0]);
+    b.extend_from_slice(&8i32.to_le_bytes());
+    b.extend_from_slice(&4u32.to_le_bytes());
+    b.extend_from_slice(&(count as u32).to_le_bytes());
+    let area = 24;
+    let target = area + 4 * count;
+    for i in 0..count {
+        b.extend_from_slice(&((target - (area + 4 * i)) as u32).to_le_bytes());
+    }
+    match string {
+        Some(len) => {
+            b.extend_from_slice(&(len as u32).to_le_bytes());
+            b.extend(std::iter::repeat_n(b'x', len));
+            b.push(0);
+        }
+        None => {
+            b.extend_from_slice(&(-4i32).to_le_bytes());
+            b.extend_from_slice(&[4, 0, 4, 0]);
+        }
+    }
+    b
+}
+
+/// root table `{ items: <vector> }` whose vector claims `declared` elements of `elem` bytes but holds
+/// only `held` bytes of data.
+fn lying_vector(declared: u32, held: usize) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&12u32.to_le_bytes());
+    b.extend_from_slice(&[6, 0, 8, 0, 4, 0, 0, 0]);
+    b.extend_from_slice(&8i32.to_le_bytes());
+    b.extend_from_slice(&12u32.to_le_bytes()); // items (at 16) -> vector length at 28, data 8-aligned at 32
+    b.extend_from_slice(&[0; 8]);
+    b.extend_from_slice(&declared.to_le_bytes());
+    b.extend(std::iter::repeat_n(0xAB, held));
+    b
+}
+
+#[test]
+fn shared_empty_tables_are_linear() {
+    Case::new("flatbuf: every vector element points to one empty table", |n| shared(n / 4, None))
+        .size(128 * 1024)
+        .run(|input| from_slice::<Tables>(input).map(|t| t.items.len()));
+}
+
+#[test]
+fn shared_strings_are_linear_and_bounded_by_the_apparent_size() {
+    // 4-byte references to one 64-byte string: each reference materializes a 64-byte `String`.
+    Case::new("flatbuf: every vector element points to one 64-byte string", |n| shared(n / 4, Some(64)))
+        .size(64 * 1024)
+        .run(|input| from_slice::<Strings>(input).map(|s| s.items.len()));
+    // 4-byte references to one 4 KiB string stop at the apparent-size limit, within the heap rule.
+    let report = Case::new("flatbuf: every vector element points to one 4 KiB string", |n| shared(n / 4, Some(4096)))
+        .size(64 * 1024)
+        .run(|input| from_slice::<Strings>(input).map(|s| s.items.len()));
+    let err = from_slice::<Strings>(&shared(64 * 1024, Some(4096))).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ApparentSizeLimitExceeded, "{err}");
+    assert!(report.large_peak <= testkit::scaling::default_heap_bound(report.large_len));
+}
+
+#[test]
+fn borrowed_shared_strings_are_linear() {
+    Case::new("flatbuf: borrowed &str references to one string", |n| shared(n / 4, Some(4096)))
+        .size(64 * 1024)
+        .run(|input| from_slice::<BorrowedStrings<'_>>(input).map(|s| s.items.len()));
+}
+
+#[test]
+fn nested_table_chains_fail_fast_at_the_depth_limit() {
+    Case::new("flatbuf: chain of nested tables", |n| chain(n / 8))
+        .size(256 * 1024)
+        .run(|input| from_slice::<Node>(input).is_err());
+    let err = from_slice::<Node>(&chain(100_000)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DepthLimitExceeded, "{err}");
+}
+
+#[test]
+fn huge_declared_vector_lengths_allocate_nothing_ahead() {
+    Case::new("flatbuf: vector of u64 declaring 2^29 elements", |n| lying_vector(1 << 29, n))
+        .size(64 * 1024)
+        .run(|input| from_slice::<Longs>(input).is_err());
+    Case::new("flatbuf: vector of tables declaring 2^30 elements", |n| lying_vector(1 << 30, n))
+        .size(64 * 1024)
+        .run(|input| from_slice::<Tables>(input).is_err());
+}
+
+#[test]
+fn long_scalar_vectors_are_linear() {
+    let longs = |n: usize| {
+        let count = n / 8;
+        let mut b = lying_vector(count as u32, 0);
+        b.extend(std::iter::repeat_n(0x11, count * 8));
+        b
+    };
+    Case::new("flatbuf: a vector of u64", longs).size(256 * 1024).run(|input| from_slice::<Longs>(input).is_ok());
+}
+
+#[test]
+fn reader_entry_points_read_only_what_is_there() {
+    // A size prefix that claims 2 GiB in front of a short stream: an error, with only the stream's
+    // bytes read and held.
+    Case::new("flatbuf: size prefix claiming 2 GiB - 5", |n| {
+        let mut b = ((2u32 << 30) - 5).to_le_bytes().to_vec();
+        b.extend(std::iter::repeat_n(0u8, n));
+        b
+    })
+    .size(64 * 1024)
+    .run(|input| Options::new().size_prefixed(true).from_reader::<_, Strings>(Cursor::new(input)).is_err());
+    Case::new("flatbuf: from_reader of shared strings", |n| shared(n / 4, Some(64)))
+        .size(64 * 1024)
+        .run(|input| Options::new().from_reader::<_, Strings>(Cursor::new(input)).map(|s| s.items.len()));
+}
