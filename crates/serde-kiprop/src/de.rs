@@ -64,6 +64,14 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     depth: u32,
     /// Set when a deep property's value was ignored (so its size is not checked but skipped).
     ignored: bool,
+    /// Bits that the elements still to come of the enclosing containers need at least: a
+    /// container's declared length must fit in what is left after them.
+    reserved: u64,
+    /// What is left of the model budget (bytes of dynamic values such as [`Value`](crate::Value)
+    /// that may still be built).
+    budget: u64,
+    /// The whole model budget, for the error.
+    budget_limit: u64,
     _de: PhantomData<&'de ()>,
 }
 
@@ -78,6 +86,7 @@ impl<'de, 't> Deserializer<'de, 't, &'de [u8]> {
 impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// A deserializer over any [`Input`].
     pub fn new(input: I, types: &'t TypeList, opts: Options) -> Self {
+        let budget = opts.model_budget_for(input.data().len());
         Deserializer {
             input,
             cur: BitCursor::default(),
@@ -90,6 +99,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             incl: opts.inclusion(),
             depth: opts.recursion_limit,
             ignored: false,
+            reserved: 0,
+            budget,
+            budget_limit: budget,
             _de: PhantomData,
         }
     }
@@ -177,6 +189,37 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         self.depth += 1;
     }
 
+    /// Counts `bytes` of dynamic model (a [`Value`](crate::Value) node or its payload) against the
+    /// model budget, before they are built.
+    #[inline(always)]
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        match self.budget.checked_sub(bytes as u64) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.over_budget()),
+        }
+    }
+
+    #[cold]
+    fn over_budget(&self) -> Error {
+        self.err(ErrorKind::ModelLimit { limit: self.budget_limit })
+    }
+
+    /// Checks that `n` elements of at least `min_bits` each fit in the input left after what the
+    /// enclosing containers' remaining elements need, and reserves their bits.
+    #[inline]
+    fn reserve(&mut self, n: u32, min_bits: u64) -> Result<()> {
+        let avail = self.cur.remaining_bits(self.input.data()).saturating_sub(self.reserved);
+        let need = u64::from(n) * min_bits;
+        if need > avail {
+            return Err(self.eof());
+        }
+        self.reserved += need;
+        Ok(())
+    }
+
     /// Reads a `std::string` and hands it to the visitor (borrowed when possible).
     fn visit_string_bytes<V: Visitor<'de>>(&mut self, v: V, as_str: bool) -> Result<V::Value> {
         let n = self.len(true)? as usize;
@@ -212,12 +255,15 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     }
 
     /// Reads a `std::string` for `deserialize_any`: text when UTF-8, else bytes.
-    fn visit_string_any<V: Visitor<'de>>(&mut self, v: V) -> Result<V::Value> {
+    fn visit_string_any<V: Visitor<'de>>(&mut self, v: V, charge: bool) -> Result<V::Value> {
         let n = self.len(true)? as usize;
         if n == 0 {
             return v.visit_borrowed_str("");
         }
         let start = self.take(n)?;
+        if charge {
+            self.charge(n)?;
+        }
         match self.input.borrowed() {
             Some(b) => {
                 let bytes = &b[start..start + n];
@@ -330,8 +376,15 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         class: &'t ClassDef,
         header: bool,
         fields: &'static [&'static str],
+        charge: bool,
     ) -> Result<ObjectAccess<'_, 'de, 't, I>> {
         self.enter()?;
+        // A dynamic object: the boxed object, its class name and its property slots (the
+        // capacity the value visitor reserves from the size hint).
+        let slots = if charge { class.props.len().min(crate::value::MAX_PREALLOC_PROPS) } else { 0 };
+        if charge {
+            self.charge(crate::value::OBJECT_BYTES + class.name.len() + slots * crate::value::PROPERTY_BYTES)?;
+        }
         let end = if self.shallow {
             0
         } else {
@@ -359,6 +412,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             pending_kind: Kind::Auto,
             prop_end: 0,
             done: false,
+            charge,
+            slots,
+            count: 0,
         })
     }
 
@@ -379,9 +435,10 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         v: V,
         header: bool,
         fields: &'static [&'static str],
+        charge: bool,
     ) -> Result<V::Value> {
         match self.read_tag(&slot)? {
-            Some(class) => self.visit_object(class, v, header, fields),
+            Some(class) => self.visit_object(class, v, header, fields, charge),
             None if header => v.visit_unit(),
             None => Err(self.err(ErrorKind::Mismatch {
                 field: slot.name().to_owned(),
@@ -399,8 +456,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         v: V,
         header: bool,
         fields: &'static [&'static str],
+        charge: bool,
     ) -> Result<V::Value> {
-        let mut access = self.object_body(class, header, fields)?;
+        let mut access = self.object_body(class, header, fields, charge)?;
         let value = v.visit_map(&mut access)?;
         access.finish()?;
         Ok(value)
@@ -422,6 +480,20 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         Ok(false)
     }
 
+    /// The fewest bits one value of `slot` takes on the wire (a lower bound used to check a
+    /// container's declared length against the input before anything is allocated).
+    fn min_bits(&self, slot: &DSlot<'t>) -> u64 {
+        let string_prefix = if self.compact { 8 } else { 16 };
+        match slot.kind {
+            Kind::Auto => 1,
+            Kind::Prim(Prim::Str | Prim::WStr) => string_prefix,
+            Kind::Prim(p) => prim_bits(p),
+            Kind::Leaf(l) => l.len() as u64 * prim_bits(l.component()),
+            Kind::Enum if self.string_enums => string_prefix,
+            Kind::Enum | Kind::Object(_) => 32,
+        }
+    }
+
     fn read_leaf(&mut self, leaf: Leaf) -> Result<[Scalar; 9]> {
         let mut out = [Scalar::UInt(0); 9];
         let prim = leaf.component();
@@ -429,6 +501,19 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             *slot = self.scalar(prim)?;
         }
         Ok(out)
+    }
+}
+
+/// Bits of a simple numeric type on the wire (strings: see [`Deserializer::min_bits`]).
+fn prim_bits(p: Prim) -> u64 {
+    match p {
+        Prim::Bool => 1,
+        Prim::I8 | Prim::U8 => 8,
+        Prim::I16 | Prim::U16 => 16,
+        Prim::I32 | Prim::U32 | Prim::F32 => 32,
+        Prim::I64 | Prim::U64 | Prim::F64 => 64,
+        Prim::SBits(n) | Prim::UBits(n) => u64::from(n),
+        Prim::Str | Prim::WStr => 8,
     }
 }
 
@@ -519,32 +604,49 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
         self.mismatch(hint.type_name())
     }
 
-    fn any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+    /// A self-describing read. With `charge`, what the visitor builds is a dynamic model
+    /// ([`Value`](crate::Value) or alike) and counts against the model budget; without, the
+    /// value is being skipped.
+    fn any<V: Visitor<'de>>(self, v: V, charge: bool) -> Result<V::Value> {
         let slot = self.slot;
         if slot.container() {
-            return self.list(v);
+            return self.list(v, charge);
         }
         match slot.kind {
-            Kind::Prim(Prim::Str) => self.d.visit_string_any(v),
-            Kind::Prim(Prim::WStr) => v.visit_string(self.d.read_wstring()?),
+            Kind::Prim(Prim::Str) => self.d.visit_string_any(v, charge),
+            Kind::Prim(Prim::WStr) => {
+                let s = self.d.read_wstring()?;
+                if charge {
+                    self.d.charge(s.capacity())?;
+                }
+                v.visit_string(s)
+            }
             Kind::Prim(p) => visit_scalar(self.d.scalar(p)?, v),
             Kind::Leaf(leaf) => {
                 let wire = self.d.read_leaf(leaf)?;
+                if charge {
+                    self.d.charge(crate::value::LEAF_BYTES)?;
+                }
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.display_fields(), i: 0 })
             }
             Kind::Enum => v.visit_u64(self.d.read_enum(&slot)?.into()),
-            Kind::Object(_) => self.d.object(slot, v, true, &[]),
+            Kind::Object(_) => self.d.object(slot, v, true, &[], charge),
             Kind::Auto => Err(self.mismatch("any value (a self-describing read needs the property's type)")),
         }
     }
 
-    fn list<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+    /// A container. With `charge`, its element slots count against the model budget (at the
+    /// capacity the value visitor's list reaches).
+    fn list<V: Visitor<'de>>(self, v: V, charge: bool) -> Result<V::Value> {
         let n = self.d.len(false)?;
-        if u64::from(n) > self.d.cur.remaining_bits(self.d.input.data()) {
-            return Err(self.d.eof());
+        let elem = self.slot.element_of();
+        let min_bits = self.d.min_bits(&elem);
+        self.d.reserve(n, min_bits)?;
+        if charge {
+            self.d.charge(crate::value::list_bytes(n as usize))?;
         }
         self.d.enter()?;
-        let mut access = ListAccess { d: &mut *self.d, slot: self.slot.element_of(), left: n };
+        let mut access = ListAccess { d: &mut *self.d, slot: elem, left: n, min_bits };
         let value = v.visit_seq(&mut access)?;
         if access.left != 0 {
             return Err(self.d.err(ErrorKind::Mismatch {
@@ -600,7 +702,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.any(v)
+        self.any(v, true)
     }
 
     numbers! {
@@ -719,7 +821,8 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         if slot.element || slot.root {
             return Err(self.mismatch("a tuple"));
         }
-        let mut access = ListAccess { d: &mut *self.d, slot: slot.element_of(), left: len as u32 };
+        // A fixed array: its length comes from the Rust type, not the data (nothing reserved).
+        let mut access = ListAccess { d: &mut *self.d, slot: slot.element_of(), left: len as u32, min_bits: 0 };
         let value = v.visit_seq(&mut access)?;
         if access.left != 0 {
             return Err(self.mismatch("a tuple that reads all its elements"));
@@ -735,9 +838,8 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         match self.slot.kind {
             Kind::Object(Some(c)) if self.slot.container() && self.d.types.get(c).props.len() == 2 => {
                 let n = self.d.len(false)?;
-                if u64::from(n) > self.d.cur.remaining_bits(self.d.input.data()) {
-                    return Err(self.d.eof());
-                }
+                // Every entry is an object: at least a 32-bit tag.
+                self.d.reserve(n, 32)?;
                 self.d.enter()?;
                 let class = self.d.types.get(c);
                 let slot = self.slot.element_of();
@@ -749,7 +851,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 self.d.leave();
                 Ok(value)
             }
-            Kind::Leaf(_) | Kind::Object(_) if !self.slot.container() => self.any(v),
+            Kind::Leaf(_) | Kind::Object(_) if !self.slot.container() => self.any(v, true),
             _ => Err(self.mismatch("a map")),
         }
     }
@@ -774,7 +876,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 let wire = self.d.read_leaf(leaf)?;
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.fields(), i: 0 })
             }
-            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields),
+            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields, false),
             _ => Err(self.mismatch("a struct")),
         }
     }
@@ -843,13 +945,13 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
             self.d.ignored = true;
             return v.visit_unit();
         }
-        self.any(v)
+        self.any(v, false)
     }
 }
 
 impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
     fn list_forced<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.list(v)
+        self.list(v, false)
     }
 }
 
@@ -938,6 +1040,12 @@ struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
     pending_kind: Kind,
     prop_end: u64,
     done: bool,
+    /// A dynamic object: its properties count against the model budget.
+    charge: bool,
+    /// Property slots charged so far (the value visitor's capacity).
+    slots: usize,
+    /// Properties handed out so far.
+    count: usize,
 }
 
 impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
@@ -1018,6 +1126,20 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
         }
     }
 
+    /// Counts a property of a dynamic object against the model budget: its name, and its slot
+    /// when the list of properties outgrows its capacity (which then doubles).
+    #[inline(never)]
+    fn charge_property(&mut self, name: &str) -> Result<()> {
+        self.count += 1;
+        let mut bytes = name.len();
+        if self.count > self.slots {
+            let grown = (self.slots * 2).max(4);
+            bytes += (grown - self.slots) * crate::value::PROPERTY_BYTES;
+            self.slots = grown;
+        }
+        self.d.charge(bytes)
+    }
+
     /// Consumes what the visitor did not read.
     #[inline(always)]
     fn finish(&mut self) -> Result<()> {
@@ -1086,7 +1208,13 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
             }
             _ => {}
         }
-        match self.next_property()? {
+        let next = self.next_property()?;
+        if self.charge {
+            if let Some(name) = next {
+                self.charge_property(name)?;
+            }
+        }
+        match next {
             // (`next_property` leaves `idx` just past the property it found.)
             Some(_) if self.by_index => {
                 seed.deserialize(de::value::U64Deserializer::<Error>::new(self.idx as u64 - 1)).map(Some)
@@ -1113,6 +1241,11 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
             _ => self.value(seed),
         }
     }
+
+    fn size_hint(&self) -> Option<usize> {
+        // At most the class's properties (deep data may repeat one; this is only a hint).
+        Some(self.class.props.len().saturating_sub(self.idx))
+    }
 }
 
 /// A container of (key, value) objects as a map.
@@ -1133,6 +1266,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
             return Ok(None);
         }
         self.left -= 1;
+        self.d.reserved = self.d.reserved.saturating_sub(32);
         let class = match self.d.read_tag(&self.slot)? {
             Some(c) if std::ptr::eq(c, self.class) => c,
             _ => {
@@ -1142,7 +1276,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
                 }));
             }
         };
-        let mut acc = self.d.object_body(class, false, &[])?;
+        let mut acc = self.d.object_body(class, false, &[], false)?;
         let key = match acc.next_property()? {
             Some(_) if acc.idx == 1 => acc.value(seed)?,
             _ => return Err(Error::mismatch(&class.name, "the key property first")),
@@ -1166,6 +1300,9 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
             pending_kind: Kind::Auto,
             prop_end: 0,
             done: false,
+            charge: false,
+            slots: 0,
+            count: 0,
         };
         let value = match acc.next_property()? {
             Some(_) if acc.idx == 2 => acc.value(seed)?,
@@ -1176,7 +1313,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for PairsAccess<'_, 'de, '_, I> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some((self.left as usize).min(4096))
+        Some(self.left as usize)
     }
 }
 
@@ -1185,6 +1322,8 @@ struct ListAccess<'a, 'de, 't, I: Input<'de>> {
     d: &'a mut Deserializer<'de, 't, I>,
     slot: DSlot<'t>,
     left: u32,
+    /// Bits reserved per element still to come (0 for fixed arrays, whose length is the type's).
+    min_bits: u64,
 }
 
 impl<'de, I: Input<'de>> de::SeqAccess<'de> for ListAccess<'_, 'de, '_, I> {
@@ -1196,12 +1335,14 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for ListAccess<'_, 'de, '_, I> {
             return Ok(None);
         }
         self.left -= 1;
+        self.d.reserved = self.d.reserved.saturating_sub(self.min_bits);
         seed.deserialize(ValueDe { d: &mut *self.d, slot: self.slot }).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        let left = self.d.cur.remaining_bits(self.d.input.data());
-        Some((self.left as usize).min(left as usize))
+        // Exact: a declared length is checked against the input (with every element's least
+        // size) before the list is handed out.
+        Some(self.left as usize)
     }
 }
 
@@ -1333,7 +1474,7 @@ impl<'de, I: Input<'de>> de::VariantAccess<'de> for ClassEnum<'_, 'de, '_, I> {
     }
 
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, false, fields)
+        self.d.visit_object(self.class, v, false, fields, false)
     }
 }
 
@@ -1351,7 +1492,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, true, &[])
+        self.d.visit_object(self.class, v, true, &[], true)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -1360,7 +1501,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
         fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value> {
-        self.d.visit_object(self.class, v, false, fields)
+        self.d.visit_object(self.class, v, false, fields, false)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value> {

@@ -52,6 +52,13 @@ pub enum ErrorKind {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A dynamic value (such as [`Value`](crate::Value)) would take more memory than the model
+    /// budget ([`Options::model_budget`](crate::Options::model_budget) × the object stream's
+    /// length + 1 MiB).
+    ModelLimit {
+        /// The budget in bytes.
+        limit: u64,
+    },
     /// The zlib stream is corrupt.
     Zlib(String),
     /// Objects or lists nest deeper than [`Options::recursion_limit`](crate::Options::recursion_limit).
@@ -186,6 +193,11 @@ impl fmt::Display for ErrorKind {
                 write!(f, "zlib data inflates to {actual} bytes but the size field says {expected}")
             }
             ErrorKind::DecompressionLimit { limit } => write!(f, "decompressed size above the limit of {limit} bytes"),
+            ErrorKind::ModelLimit { limit } => write!(
+                f,
+                "the decoded value would take more than the model budget of {limit} bytes \
+                 (Options::model_budget × the object stream's length + 1 MiB)"
+            ),
             ErrorKind::Zlib(e) => write!(f, "corrupt zlib stream: {e}"),
             ErrorKind::RecursionLimit => f.write_str("recursion limit exceeded"),
             ErrorKind::TrailingData { bits } => write!(f, "{bits} bits of trailing data after the root object"),

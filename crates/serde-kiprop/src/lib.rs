@@ -19,7 +19,7 @@ use serde_core::ser::Serialize;
 
 pub use de::Deserializer;
 pub use error::{Error, ErrorKind, Result};
-pub use options::{BIND_MAGIC, MaskPredicate, Options, serializer_flags};
+pub use options::{BIND_MAGIC, DEFAULT_MODEL_BUDGET, MODEL_BUDGET_BASE, MaskPredicate, Options, serializer_flags};
 pub use schema::{ClassDef, ClassSchema, EnumDef, KiClass, PropertyDef, PropertySchema, TypeList, flags};
 pub use ser::Serializer;
 pub use types::{

@@ -1,7 +1,7 @@
 //! Everything configurable, and the framing around the object stream: `BINd` magic, manual
 //! compression, STATEFUL_FLAGS and the WITH_COMPRESSION flag byte.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -20,6 +20,11 @@ pub mod serializer_flags {
 }
 
 use serializer_flags::*;
+
+/// The default [`Options::model_budget`]: bytes of dynamic model per byte of object stream.
+pub const DEFAULT_MODEL_BUDGET: usize = 32;
+/// The fixed part of the model budget, on top of [`Options::model_budget`] × the stream length.
+pub const MODEL_BUDGET_BASE: usize = 1 << 20;
 
 /// The `BINd` magic of game files.
 pub const BIND_MAGIC: [u8; 4] = *b"BINd";
@@ -49,6 +54,7 @@ pub enum MaskPredicate {
 /// | [`skip_unknown`](Self::skip_unknown) | true (deep mode only) |
 /// | [`recursion_limit`](Self::recursion_limit) | 128 |
 /// | [`max_decompressed_size`](Self::max_decompressed_size) | 64 MiB |
+/// | [`model_budget`](Self::model_budget) | 32 bytes per stream byte (+ 1 MiB) |
 /// | [`bind_file`](Self::bind_file) | false |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -61,6 +67,7 @@ pub struct Options {
     pub(crate) skip_unknown: bool,
     pub(crate) recursion_limit: u32,
     pub(crate) max_decompressed_size: usize,
+    pub(crate) model_budget: usize,
     pub(crate) bind_file: bool,
     pub(crate) compression_level: u32,
 }
@@ -84,6 +91,7 @@ impl Options {
             skip_unknown: true,
             recursion_limit: 128,
             max_decompressed_size: 64 << 20,
+            model_budget: DEFAULT_MODEL_BUDGET,
             bind_file: false,
             compression_level: 6,
         }
@@ -152,10 +160,29 @@ impl Options {
         self
     }
 
-    /// Maximum size of any inflated zlib payload.
+    /// Maximum number of inflated bytes of one input: all its zlib layers together (manual
+    /// compression and WITH_COMPRESSION), checked against the size fields before inflating and
+    /// enforced while inflating (at most one byte more is ever produced).
     pub const fn max_decompressed_size(mut self, bytes: usize) -> Self {
         self.max_decompressed_size = bytes;
         self
+    }
+
+    /// The model budget of dynamic decoding: a [`Value`](crate::Value) (or anything else decoded
+    /// through `deserialize_any`, such as serde's buffered content) may take at most
+    /// `bytes_per_byte` × the object stream's length (after framing and decompression) + 1 MiB of
+    /// memory. Every node is counted before it is built (32 bytes per value, the bytes of strings,
+    /// 56 bytes and the name per property, objects and leaf structs at their boxed size, lists
+    /// at the capacity they reach); going over is [`ErrorKind::ModelLimit`](crate::ErrorKind::ModelLimit).
+    /// Default 32. Typed decoding into Rust structs is not counted: it holds what the types hold.
+    pub const fn model_budget(mut self, bytes_per_byte: usize) -> Self {
+        self.model_budget = bytes_per_byte;
+        self
+    }
+
+    /// The model budget for an object stream of `len` bytes.
+    pub(crate) fn model_budget_for(&self, len: usize) -> u64 {
+        (self.model_budget as u64).saturating_mul(len as u64).saturating_add(MODEL_BUDGET_BASE as u64)
     }
 
     /// A game file: the `BINd` magic precedes the data, which is deep with STATEFUL_FLAGS
@@ -262,19 +289,41 @@ fn take_u32(data: &[u8], at: usize) -> Result<u32> {
         .ok_or_else(|| Error::at(ErrorKind::Eof, at as u64 * 8))
 }
 
-/// Inflates a zlib stream that must produce exactly `size` bytes, at most `limit`.
-pub(crate) fn inflate(zlib: &[u8], size: u32, limit: usize) -> Result<Vec<u8>> {
+/// Inflates a zlib stream that must produce exactly `size` bytes. `room` is what the cap leaves
+/// for this layer; `cap` is the configured limit, for the error. Never holds more than
+/// `size + 1` inflated bytes (the extra byte tells a stream longer than announced); the buffer
+/// starts at what the compressed bytes can back (deflate expands at most ~1032:1, and at most
+/// 256 KiB) and doubles.
+pub(crate) fn inflate(zlib: &[u8], size: u32, room: usize, cap: usize) -> Result<Vec<u8>> {
+    use flate2::{Decompress, FlushDecompress, Status};
     let size = size as usize;
-    if size > limit {
-        return Err(Error::new(ErrorKind::DecompressionLimit { limit }));
+    if size > room {
+        return Err(Error::new(ErrorKind::DecompressionLimit { limit: cap }));
     }
-    // Deflate expands at most ~1032:1, so the announced size cannot force a bigger allocation
-    // than the input can back.
-    let mut out = Vec::with_capacity(size.min(zlib.len().saturating_mul(1032)).min(1 << 20));
-    let mut dec = flate2::read::ZlibDecoder::new(zlib);
-    let read = (&mut dec).take(size as u64 + 1).read_to_end(&mut out);
-    if let Err(e) = read {
-        return Err(Error::new(ErrorKind::Zlib(e.to_string())));
+    let want = size + 1;
+    // Start small (a corrupt stream fails early) and double, never past `want`.
+    let mut out = Vec::with_capacity(want.min(zlib.len().saturating_mul(1032).saturating_add(1)).min(256 << 10));
+    let mut z = Decompress::new(true);
+    let zerr = |e: flate2::DecompressError| Error::new(ErrorKind::Zlib(e.to_string()));
+    loop {
+        if out.len() >= out.capacity() {
+            if out.len() >= want {
+                // More than announced: stop here.
+                break;
+            }
+            let grow = out.capacity().max(64 << 10).min(want - out.len());
+            out.reserve_exact(grow);
+        }
+        let (read, wrote) = (z.total_in(), out.len());
+        let input = zlib.get(read as usize..).unwrap_or_default();
+        match z.decompress_vec(input, &mut out, FlushDecompress::None).map_err(zerr)? {
+            Status::StreamEnd => break,
+            _ if z.total_in() == read && out.len() == wrote && out.len() < out.capacity() => {
+                // No progress with room to write: the input ended inside the stream.
+                return Err(Error::new(ErrorKind::Zlib("truncated zlib stream".to_owned())));
+            }
+            _ => {}
+        }
     }
     if out.len() != size {
         return Err(Error::new(ErrorKind::DecompressedSizeMismatch {
@@ -282,20 +331,8 @@ pub(crate) fn inflate(zlib: &[u8], size: u32, limit: usize) -> Result<Vec<u8>> {
             actual: out.len() as u64,
         }));
     }
-    // The stream must end here, and nothing may follow it.
-    let mut probe = [0u8; 1];
-    match dec.read(&mut probe) {
-        Ok(0) => {}
-        Ok(_) => {
-            return Err(Error::new(ErrorKind::DecompressedSizeMismatch {
-                expected: size as u64,
-                actual: size as u64 + 1,
-            }));
-        }
-        Err(e) => return Err(Error::new(ErrorKind::Zlib(e.to_string()))),
-    }
-    if dec.total_in() != zlib.len() as u64 {
-        return Err(Error::new(ErrorKind::TrailingData { bits: (zlib.len() as u64 - dec.total_in()) * 8 }));
+    if z.total_in() != zlib.len() as u64 {
+        return Err(Error::new(ErrorKind::TrailingData { bits: (zlib.len() as u64 - z.total_in()) * 8 }));
     }
     Ok(out)
 }
@@ -308,22 +345,22 @@ pub(crate) fn deflate(data: &[u8], level: u32) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
-/// Strips the framing: returns the object stream and the effective flags.
+/// Strips the framing: returns the object stream and the effective flags. All zlib layers
+/// together inflate to at most `max_decompressed_size` bytes, and the framing is never copied.
 pub(crate) fn unframe<'a>(input: &'a [u8], opts: &Options) -> Result<(Body<'a>, u32)> {
     let mut input = input;
     if opts.bind_file {
         input = input.strip_prefix(&BIND_MAGIC).ok_or_else(|| Error::new(ErrorKind::BadMagic))?;
     }
+    let cap = opts.max_decompressed_size;
+    let outer = if opts.manual_compression {
+        let size = take_u32(input, 0)?;
+        Some(inflate(&input[4..], size, cap, cap)?)
+    } else {
+        None
+    };
+    let data: &[u8] = outer.as_deref().unwrap_or(input);
     let mut flags = opts.flags;
-    let owned;
-    let mut data: &[u8] = input;
-    let mut inflated = false;
-    if opts.manual_compression {
-        let size = take_u32(data, 0)?;
-        owned = inflate(&data[4..], size, opts.max_decompressed_size)?;
-        data = &owned;
-        inflated = true;
-    }
     let mut at = 0;
     if flags & STATEFUL_FLAGS != 0 {
         flags = take_u32(data, 0)?;
@@ -334,11 +371,18 @@ pub(crate) fn unframe<'a>(input: &'a [u8], opts: &Options) -> Result<(Body<'a>, 
         at += 1;
         if compressed != 0 {
             let size = take_u32(data, at)?;
-            let body = inflate(&data[at + 4..], size, opts.max_decompressed_size)?;
+            let room = cap.saturating_sub(outer.as_ref().map_or(0, Vec::len));
+            let body = inflate(&data[at + 4..], size, room, cap)?;
             return Ok((Body::Owned(body), flags));
         }
     }
-    if inflated { Ok((Body::Owned(data[at..].to_vec()), flags)) } else { Ok((Body::Borrowed(&input[at..]), flags)) }
+    match outer {
+        Some(mut owned) => {
+            owned.drain(..at);
+            Ok((Body::Owned(owned), flags))
+        }
+        None => Ok((Body::Borrowed(&input[at..]), flags)),
+    }
 }
 
 /// Wraps an encoded object stream (written with `flags`) into its framing.

@@ -4,7 +4,7 @@
 //! program describes its own classes without any type list ([`KiClass`]).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::codec::{Leaf, Prim, TypeKind, classify};
@@ -69,25 +69,57 @@ pub mod flags {
     pub const DEFAULT: u32 = SAVE | COPY | PUBLIC | TRANSMIT | PRIVILEGED_TRANSMIT;
 }
 
-/// Multiplicative hasher for keys that are already hashes.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct TagHasher(u64);
+/// Hasher for keys that are already hashes (type tags, property tags): multiply-shift with a
+/// random odd multiplier per map. Tags come from type lists and data, so an attacker may choose
+/// them; with a multiplier they cannot know, they cannot make them share buckets (a fixed
+/// multiplier would map tags that agree in their low bits to the same bucket).
+#[derive(Clone, Copy)]
+pub(crate) struct TagHasher {
+    mul: u64,
+    state: u64,
+}
 
 impl Hasher for TagHasher {
+    #[inline(always)]
     fn finish(&self) -> u64 {
-        self.0
+        self.state
     }
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01B3);
+            self.state = ((self.state ^ u64::from(*b)).wrapping_mul(self.mul)).rotate_left(32);
         }
     }
+    #[inline(always)]
     fn write_u32(&mut self, v: u32) {
-        self.0 = u64::from(v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // The high half of the product (multiply-shift) goes to the low bits, which pick the bucket.
+        self.state = (u64::from(v) ^ self.state).wrapping_mul(self.mul).rotate_left(32);
     }
 }
 
-pub(crate) type TagMap<V> = HashMap<u32, V, BuildHasherDefault<TagHasher>>;
+/// The per-map random multiplier of [`TagHasher`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TagState {
+    mul: u64,
+}
+
+impl Default for TagState {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        // std's RandomState gives fresh random keys per map (cheaply, from per-thread seeds).
+        let seed = std::collections::hash_map::RandomState::new().hash_one(0x6b69_7072_6f70_u64);
+        TagState { mul: seed | 1 }
+    }
+}
+
+impl std::hash::BuildHasher for TagState {
+    type Hasher = TagHasher;
+    #[inline(always)]
+    fn build_hasher(&self) -> TagHasher {
+        TagHasher { mul: self.mul, state: 0 }
+    }
+}
+
+pub(crate) type TagMap<V> = HashMap<u32, V, TagState>;
 
 /// The address and length of the last `&'static str` (a serde field or struct name) that matched
 /// a name, so the next lookup with the same static string skips the string comparison. Only ever
@@ -575,8 +607,10 @@ impl TypeList {
     pub fn from_json_many<'a>(jsons: impl IntoIterator<Item = &'a str>) -> Result<Self> {
         let mut list = TypeList::new();
         for json in jsons {
-            list.merge_json(json)?;
+            list.merge_json_unresolved(json)?;
         }
+        // Object properties are resolved once at the end, not after every dump.
+        list.resolve_objects();
         Ok(list)
     }
 
@@ -584,8 +618,9 @@ impl TypeList {
     pub fn from_schemas(schemas: &[&ClassSchema]) -> Self {
         let mut list = TypeList::new();
         for s in schemas {
-            list.add_schema(s);
+            list.add_schema_unresolved(s);
         }
+        list.resolve_objects();
         list
     }
 
@@ -602,6 +637,11 @@ impl TypeList {
 
     /// Adds a class from a static schema (replacing a class with the same tag).
     pub fn add_schema(&mut self, schema: &ClassSchema) {
+        self.add_schema_unresolved(schema);
+        self.resolve_objects();
+    }
+
+    fn add_schema_unresolved(&mut self, schema: &ClassSchema) {
         let props = schema
             .properties
             .iter()
@@ -626,7 +666,6 @@ impl TypeList {
             .collect();
         let hash = string_id(schema.name.as_bytes());
         self.insert(ClassDef::build(schema.name.to_owned(), hash, Vec::new(), props));
-        self.resolve_objects();
     }
 
     /// Merges every class of `other` into this list.
@@ -639,6 +678,12 @@ impl TypeList {
 
     /// Merges a wiztype JSON dump into this list.
     pub fn merge_json(&mut self, json: &str) -> Result<()> {
+        self.merge_json_unresolved(json)?;
+        self.resolve_objects();
+        Ok(())
+    }
+
+    fn merge_json_unresolved(&mut self, json: &str) -> Result<()> {
         let root: serde_json::Value =
             serde_json::from_str(json).map_err(|e| Error::new(ErrorKind::TypeList(e.to_string())))?;
         let obj = root.as_object().ok_or_else(|| type_err("the root is not an object"))?;
@@ -657,7 +702,6 @@ impl TypeList {
                 self.insert(parse_class(name, class, None)?);
             }
         }
-        self.resolve_objects();
         Ok(())
     }
 

@@ -12,6 +12,30 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::hash::string_id;
 use crate::types::{MARKER, marker_kind};
 
+/// Bytes of one [`Value`] node (a list element or the value of a property).
+pub(crate) const VALUE_BYTES: usize = std::mem::size_of::<Value>();
+/// Bytes of one property slot of an [`Object`]: the name and the value.
+pub(crate) const PROPERTY_BYTES: usize = std::mem::size_of::<(String, Value)>();
+/// Bytes of the boxed [`Object`] behind a [`Value::Object`] (its name and properties aside).
+pub(crate) const OBJECT_BYTES: usize = std::mem::size_of::<Object>();
+/// Bytes of the boxed [`LeafValue`] behind a [`Value::Leaf`].
+pub(crate) const LEAF_BYTES: usize = std::mem::size_of::<LeafValue>();
+/// The most list elements the value visitor reserves from a size hint before it has seen them
+/// (1 MiB of nodes, as serde's own visitors); longer lists grow by doubling.
+pub(crate) const MAX_PREALLOC: usize = (1 << 20) / VALUE_BYTES;
+/// The most property slots the value visitor reserves for an object from a size hint.
+pub(crate) const MAX_PREALLOC_PROPS: usize = 4096;
+
+/// The bytes of a list of `n` [`Value`]s as the value visitor builds it: reserved from the
+/// (exact) size hint up to [`MAX_PREALLOC`] elements, then doubled until it holds them all.
+pub(crate) fn list_bytes(n: usize) -> usize {
+    let mut cap = n.min(MAX_PREALLOC);
+    while cap < n {
+        cap *= 2;
+    }
+    cap.saturating_mul(VALUE_BYTES)
+}
+
 /// Any value a KI blob can hold.
 #[derive(Debug, Clone)]
 pub enum Value {
@@ -315,7 +339,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Value::deserialize(d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(MAX_PREALLOC));
         while let Some(v) = seq.next_element()? {
             items.push(v);
         }
@@ -324,7 +348,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
         let mut name = None;
         let mut hash = None;
-        let mut props: Vec<(String, Value)> = Vec::new();
+        let mut props: Vec<(String, Value)> = Vec::with_capacity(map.size_hint().unwrap_or(0).min(MAX_PREALLOC_PROPS));
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "$__type" => name = Some(map.next_value::<String>()?),

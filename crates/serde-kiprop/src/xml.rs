@@ -41,7 +41,7 @@ use std::fmt::Write as _;
 use crate::codec::{Leaf, LeafValue, Prim, Scalar};
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ClassDef, Kind, PropertyDef, TypeList};
-use crate::value::{Object, Value};
+use crate::value::{LEAF_BYTES, OBJECT_BYTES, Object, PROPERTY_BYTES, VALUE_BYTES, Value};
 
 const MAX_DEPTH: usize = 256;
 
@@ -185,29 +185,53 @@ fn write_text(out: &mut String, v: &Value, prop: Option<&PropertyDef>) -> Result
     Ok(())
 }
 
-/// A parsed element.
-#[derive(Debug, Default)]
-struct Element {
-    name: String,
-    attrs: Vec<(String, String)>,
-    children: Vec<Element>,
-    text: String,
+/// The attributes of a start tag that the reader uses (the first of each name).
+struct Tag<'a> {
+    name: &'a str,
+    /// `Name="…"`, unescaped.
+    class: Option<String>,
+    /// A `Hex` attribute is present.
+    hex: bool,
+    /// `<… />`: no content, no end tag.
+    empty: bool,
 }
 
-impl Element {
-    fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
+/// What comes next inside an element.
+enum Content<'a> {
+    /// Character data, still escaped.
+    Text(&'a str),
+    /// A CDATA section's contents.
+    CData(&'a str),
+    /// A child element starts here (at its `<`).
+    Child,
+    /// The element's end tag (consumed).
+    End,
 }
 
+/// A one-pass reader: elements are read as they come and turned into values at once (no
+/// document tree), every search starts where the last one ended, and the values built count
+/// against a model budget like the binary decoder's.
 struct Parser<'a> {
     s: &'a str,
     pos: usize,
+    types: &'a TypeList,
+    budget: u64,
+    limit: u64,
 }
 
 impl<'a> Parser<'a> {
     fn rest(&self) -> &'a str {
         &self.s[self.pos..]
+    }
+
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        match self.budget.checked_sub(bytes as u64) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(Error::new(ErrorKind::ModelLimit { limit: self.limit })),
+        }
     }
 
     fn skip_ws(&mut self) {
@@ -233,14 +257,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn name(&mut self) -> Result<String> {
+    fn name(&mut self) -> Result<&'a str> {
         let r = self.rest();
         let len = r.find(|c: char| c.is_whitespace() || matches!(c, '>' | '/' | '=')).unwrap_or(r.len());
         if len == 0 {
             return Err(xml_err(format!("expected a name at {}", self.pos)));
         }
         self.pos += len;
-        Ok(r[..len].to_owned())
+        Ok(&r[..len])
     }
 
     fn expect(&mut self, what: &str) -> Result<()> {
@@ -252,21 +276,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn element(&mut self, depth: usize) -> Result<Element> {
+    /// Reads a start tag at `depth` (the root is 0).
+    fn start_tag(&mut self, depth: usize) -> Result<Tag<'a>> {
         if depth > MAX_DEPTH {
             return Err(Error::new(ErrorKind::RecursionLimit));
         }
         self.expect("<")?;
-        let mut el = Element { name: self.name()?, ..Element::default() };
+        let mut tag = Tag { name: self.name()?, class: None, hex: false, empty: false };
         loop {
             self.skip_ws();
             if self.rest().starts_with("/>") {
                 self.pos += 2;
-                return Ok(el);
+                tag.empty = true;
+                return Ok(tag);
             }
             if self.rest().starts_with('>') {
                 self.pos += 1;
-                break;
+                return Ok(tag);
             }
             let key = self.name()?;
             self.skip_ws();
@@ -276,49 +302,213 @@ impl<'a> Parser<'a> {
             let quote = quote.ok_or_else(|| xml_err("expected a quoted attribute value"))?;
             self.pos += 1;
             let end = self.rest().find(quote).ok_or_else(|| xml_err("unterminated attribute"))?;
-            let value = unescape(&self.rest()[..end])?;
+            let raw = &self.rest()[..end];
             self.pos += end + 1;
-            el.attrs.push((key, value));
+            match key {
+                "Name" if tag.class.is_none() => {
+                    let mut value = String::new();
+                    unescape_into(raw, Some(&mut value))?;
+                    tag.class = Some(value);
+                }
+                _ => {
+                    unescape_into(raw, None)?;
+                    tag.hex |= key == "Hex";
+                }
+            }
         }
+    }
+
+    /// The next piece of an element's content; comments are skipped.
+    fn content(&mut self, name: &str) -> Result<Content<'a>> {
         loop {
             let r = self.rest();
             if r.starts_with("</") {
                 self.pos += 2;
-                let name = self.name()?;
-                if name != el.name {
-                    return Err(xml_err(format!("</{name}> closes <{}>", el.name)));
+                let end = self.name()?;
+                if end != name {
+                    return Err(xml_err(format!("</{end}> closes <{name}>")));
                 }
                 self.skip_ws();
                 self.expect(">")?;
-                return Ok(el);
+                return Ok(Content::End);
             } else if r.starts_with("<!--") {
                 let end = r.find("-->").ok_or_else(|| xml_err("unterminated comment"))?;
                 self.pos += end + 3;
             } else if r.starts_with("<![CDATA[") {
                 let end = r.find("]]>").ok_or_else(|| xml_err("unterminated CDATA"))?;
-                el.text.push_str(&r[9..end]);
                 self.pos += end + 3;
+                return Ok(Content::CData(&r[9..end]));
             } else if r.starts_with('<') {
-                el.children.push(self.element(depth + 1)?);
+                return Ok(Content::Child);
             } else if r.is_empty() {
-                return Err(xml_err(format!("<{}> is not closed", el.name)));
+                return Err(xml_err(format!("<{name}> is not closed")));
             } else {
                 let end = r.find('<').unwrap_or(r.len());
-                el.text.push_str(&unescape(&r[..end])?);
                 self.pos += end;
+                return Ok(Content::Text(&r[..end]));
             }
         }
     }
+
+    /// Reads and discards an element whose start tag was read (checking that it is well formed).
+    fn skip_element(&mut self, tag: &Tag<'a>, depth: usize) -> Result<()> {
+        if tag.empty {
+            return Ok(());
+        }
+        loop {
+            match self.content(tag.name)? {
+                Content::Text(t) => unescape_into(t, None)?,
+                Content::CData(_) => {}
+                Content::Child => {
+                    let child = self.start_tag(depth + 1)?;
+                    self.skip_element(&child, depth + 1)?;
+                }
+                Content::End => return Ok(()),
+            }
+        }
+    }
+
+    /// The root element: a `<Class>`, or any element whose first `<Class>` child is the object.
+    fn root(&mut self) -> Result<Value> {
+        let tag = self.start_tag(0)?;
+        if tag.name == "Class" {
+            return self.object(&tag, 0);
+        }
+        let mut found = None;
+        if !tag.empty {
+            loop {
+                match self.content(tag.name)? {
+                    Content::Text(t) => unescape_into(t, None)?,
+                    Content::CData(_) => {}
+                    Content::Child => {
+                        let child = self.start_tag(1)?;
+                        if child.name == "Class" && found.is_none() {
+                            found = Some(self.object(&child, 1)?);
+                        } else {
+                            self.skip_element(&child, 1)?;
+                        }
+                    }
+                    Content::End => break,
+                }
+            }
+        }
+        found.ok_or_else(|| xml_err("no <Class> element"))
+    }
+
+    /// A `<Class Name="…">` element whose start tag was read.
+    fn object(&mut self, tag: &Tag<'a>, depth: usize) -> Result<Value> {
+        let types = self.types;
+        let name = tag.class.as_deref().ok_or_else(|| xml_err("<Class> without Name"))?;
+        let class = types.class_by_name(name).ok_or_else(|| Error::new(ErrorKind::UnknownClass(name.to_owned())))?;
+        self.charge(OBJECT_BYTES + class.name().len())?;
+        let mut props: Vec<(String, Value)> = Vec::new();
+        // Where each container property's list is in `props`, by property index.
+        let mut lists: Vec<Option<usize>> = vec![None; class.properties().len()];
+        let mut slots = 0;
+        let mut push = |p: &mut Self, props: &mut Vec<(String, Value)>, name: &str, v: Value| -> Result<()> {
+            if props.len() == slots {
+                let grown = (slots * 2).max(4);
+                p.charge((grown - slots) * PROPERTY_BYTES)?;
+                slots = grown;
+            }
+            p.charge(name.len())?;
+            props.push((name.to_owned(), v));
+            Ok(())
+        };
+        if !tag.empty {
+            loop {
+                match self.content(tag.name)? {
+                    Content::Text(t) => unescape_into(t, None)?,
+                    Content::CData(_) => {}
+                    Content::Child => {
+                        let child = self.start_tag(depth + 1)?;
+                        let index = class.find(child.name, 0).ok_or_else(|| {
+                            Error::new(ErrorKind::UnknownField {
+                                class: class.name().to_owned(),
+                                field: child.name.to_owned(),
+                            })
+                        })?;
+                        let prop = &class.properties()[index];
+                        let v = self.property(&child, prop, depth + 1)?;
+                        if prop.is_dynamic() {
+                            // A list grows by doubling: count each element twice.
+                            self.charge(2 * VALUE_BYTES)?;
+                            match lists[index] {
+                                Some(at) => {
+                                    if let (_, Value::List(items)) = &mut props[at] {
+                                        items.push(v);
+                                    }
+                                }
+                                None => {
+                                    lists[index] = Some(props.len());
+                                    push(self, &mut props, child.name, Value::List(vec![v]))?;
+                                }
+                            }
+                        } else {
+                            push(self, &mut props, child.name, v)?;
+                        }
+                    }
+                    Content::End => break,
+                }
+            }
+        }
+        // An empty container has no elements; give it back its (empty) value.
+        for (i, p) in class.properties().iter().enumerate() {
+            if p.is_dynamic() && lists[i].is_none() {
+                lists[i] = Some(props.len());
+                push(self, &mut props, p.name(), Value::List(Vec::new()))?;
+            }
+        }
+        Ok(Value::Object(Box::new(Object {
+            type_hash: class.hash(),
+            name: Some(class.name().to_owned()),
+            properties: props,
+        })))
+    }
+
+    /// A property element whose start tag was read: a nested `<Class>` (the first one), hex
+    /// bytes (`Hex`), or text read as the property's type.
+    fn property(&mut self, tag: &Tag<'a>, prop: &PropertyDef, depth: usize) -> Result<Value> {
+        let mut text = String::new();
+        let mut object = None;
+        if !tag.empty {
+            loop {
+                match self.content(tag.name)? {
+                    Content::Text(t) => unescape_into(t, Some(&mut text))?,
+                    Content::CData(t) => text.push_str(t),
+                    Content::Child => {
+                        let child = self.start_tag(depth + 1)?;
+                        if child.name == "Class" && object.is_none() {
+                            object = Some(self.object(&child, depth + 1)?);
+                        } else {
+                            self.skip_element(&child, depth + 1)?;
+                        }
+                    }
+                    Content::End => break,
+                }
+            }
+        }
+        if let Some(object) = object {
+            return Ok(object);
+        }
+        let value = read_value(text, tag.hex, prop)?;
+        match &value {
+            Value::String(s) => self.charge(s.capacity())?,
+            Value::Bytes(b) => self.charge(b.capacity())?,
+            Value::Leaf(_) => self.charge(LEAF_BYTES)?,
+            _ => {}
+        }
+        Ok(value)
+    }
 }
 
-fn unescape(text: &str) -> Result<String> {
-    if !text.contains('&') {
-        return Ok(text.to_owned());
-    }
-    let mut out = String::with_capacity(text.len());
+/// Unescapes `text` into `out` (or only checks it when `out` is `None`).
+fn unescape_into(text: &str, mut out: Option<&mut String>) -> Result<()> {
     let mut rest = text;
     while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
+        if let Some(out) = out.as_deref_mut() {
+            out.push_str(&rest[..i]);
+        }
         rest = &rest[i..];
         let end = rest.find(';').ok_or_else(|| xml_err("unterminated entity"))?;
         let entity = &rest[1..end];
@@ -337,62 +527,36 @@ fn unescape(text: &str) -> Result<String> {
                 code.and_then(char::from_u32).ok_or_else(|| xml_err(format!("unknown entity &{e};")))?
             }
         };
-        out.push(c);
+        if let Some(out) = out.as_deref_mut() {
+            out.push(c);
+        }
         rest = &rest[end + 1..];
     }
-    out.push_str(rest);
-    Ok(out)
+    if let Some(out) = out {
+        out.push_str(rest);
+    }
+    Ok(())
 }
 
 /// Reads the XML debug form back into a [`Value`] (the first object under `<Objects>`).
+///
+/// One pass over the text, no document tree: linear time, and the value built counts against
+/// the same model budget as binary decoding with the default [`Options`](crate::Options):
+/// [`DEFAULT_MODEL_BUDGET`](crate::DEFAULT_MODEL_BUDGET) bytes per byte of text plus
+/// [`MODEL_BUDGET_BASE`](crate::MODEL_BUDGET_BASE) ([`ErrorKind::ModelLimit`] beyond). Elements
+/// nest at most 256 deep ([`ErrorKind::RecursionLimit`]).
 pub fn from_str(text: &str, types: &TypeList) -> Result<Value> {
-    let mut p = Parser { s: text, pos: 0 };
+    let limit = (crate::DEFAULT_MODEL_BUDGET as u64)
+        .saturating_mul(text.len() as u64)
+        .saturating_add(crate::MODEL_BUDGET_BASE as u64);
+    let mut p = Parser { s: text, pos: 0, types, budget: limit, limit };
     p.skip_misc()?;
-    let root = p.element(0)?;
+    let value = p.root()?;
     p.skip_misc()?;
     if !p.rest().is_empty() {
         return Err(xml_err("data after the root element"));
     }
-    let class = if root.name == "Class" {
-        &root
-    } else {
-        root.children.iter().find(|c| c.name == "Class").ok_or_else(|| xml_err("no <Class> element"))?
-    };
-    read_object(class, types, 0)
-}
-
-fn read_object(el: &Element, types: &TypeList, depth: usize) -> Result<Value> {
-    if depth > MAX_DEPTH {
-        return Err(Error::new(ErrorKind::RecursionLimit));
-    }
-    let name = el.attr("Name").ok_or_else(|| xml_err("<Class> without Name"))?;
-    let class = types.class_by_name(name).ok_or_else(|| Error::new(ErrorKind::UnknownClass(name.to_owned())))?;
-    let mut props: Vec<(String, Value)> = Vec::new();
-    for child in &el.children {
-        let prop = class.property(&child.name).ok_or_else(|| {
-            Error::new(ErrorKind::UnknownField { class: class.name().to_owned(), field: child.name.clone() })
-        })?;
-        let v = read_value(child, prop, types, depth)?;
-        if prop.is_dynamic() {
-            match props.iter_mut().find(|(n, _)| *n == child.name) {
-                Some((_, Value::List(items))) => items.push(v),
-                _ => props.push((child.name.clone(), Value::List(vec![v]))),
-            }
-        } else {
-            props.push((child.name.clone(), v));
-        }
-    }
-    // An empty container has no elements; give it back its (empty) value.
-    for p in class.properties() {
-        if p.is_dynamic() && !props.iter().any(|(n, _)| n == p.name()) {
-            props.push((p.name().to_owned(), Value::List(Vec::new())));
-        }
-    }
-    Ok(Value::Object(Box::new(Object {
-        type_hash: class.hash(),
-        name: Some(class.name().to_owned()),
-        properties: props,
-    })))
+    Ok(value)
 }
 
 fn parse_num(text: &str, field: &str) -> Result<Value> {
@@ -406,18 +570,14 @@ fn parse_num(text: &str, field: &str) -> Result<Value> {
     t.parse::<f64>().map(Value::Float).map_err(|_| Error::mismatch(field, format!("a number, got {t:?}")))
 }
 
-fn read_value(el: &Element, prop: &PropertyDef, types: &TypeList, depth: usize) -> Result<Value> {
+fn read_value(mut text: String, hex: bool, prop: &PropertyDef) -> Result<Value> {
     let field = prop.name();
-    if let Some(class) = el.children.iter().find(|c| c.name == "Class") {
-        return read_object(class, types, depth + 1);
-    }
-    if el.attr("Hex").is_some() {
-        let t = el.text.trim();
+    if hex {
+        let t = text.trim();
         let bytes: Option<Vec<u8>> =
             (0..t.len()).step_by(2).map(|i| t.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect();
         return bytes.map(Value::Bytes).ok_or_else(|| Error::mismatch(field, "hex bytes"));
     }
-    let text = el.text.as_str();
     match prop.kind {
         Kind::Object(_) => match text.trim() {
             "0" | "" => Ok(Value::Null),
@@ -428,25 +588,31 @@ fn read_value(el: &Element, prop: &PropertyDef, types: &TypeList, depth: usize) 
             "false" | "0" => Ok(Value::Bool(false)),
             t => Err(Error::mismatch(field, format!("a bool, got {t:?}"))),
         },
-        Kind::Prim(Prim::Str | Prim::WStr) => Ok(Value::String(text.to_owned())),
+        Kind::Prim(Prim::Str | Prim::WStr) => {
+            text.shrink_to_fit();
+            Ok(Value::String(text))
+        }
         Kind::Prim(Prim::F32 | Prim::F64) => {
             let t = text.trim();
             t.parse().map(Value::Float).map_err(|_| Error::mismatch(field, format!("a number, got {t:?}")))
         }
-        Kind::Prim(_) => parse_num(text, field),
+        Kind::Prim(_) => parse_num(&text, field),
         Kind::Enum => {
-            if let Ok(v @ (Value::Int(_) | Value::UInt(_))) = parse_num(text, field) {
+            if let Ok(v @ (Value::Int(_) | Value::UInt(_))) = parse_num(&text, field) {
                 return Ok(v);
             }
             let def = prop.enum_def().ok_or_else(|| Error::mismatch(field, "enum options"))?;
-            def.parse(text).map(|v| Value::Int(v.into())).ok_or_else(|| {
-                Error::new(ErrorKind::UnknownEnumValue { property: field.to_owned(), value: text.to_owned() })
+            def.parse(&text).map(|v| Value::Int(v.into())).ok_or_else(|| {
+                Error::new(ErrorKind::UnknownEnumValue { property: field.to_owned(), value: text.clone() })
             })
         }
-        Kind::Leaf(leaf) => read_leaf(text, leaf, field),
-        Kind::Auto => match parse_num(text, field) {
+        Kind::Leaf(leaf) => read_leaf(&text, leaf, field),
+        Kind::Auto => match parse_num(&text, field) {
             Ok(v) => Ok(v),
-            Err(_) => Ok(Value::String(text.to_owned())),
+            Err(_) => {
+                text.shrink_to_fit();
+                Ok(Value::String(text))
+            }
         },
     }
 }

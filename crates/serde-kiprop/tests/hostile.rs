@@ -300,3 +300,274 @@ fn unknown_types_and_properties_are_skipped_in_deep_mode_by_default() {
     let err = Options::new().flags(STATEFUL_FLAGS).from_slice::<Value>(&shallow, &types).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::UnknownType(_)), "{err}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 12, hostile input round 2: the known failures, one regression test each, and the audit.
+
+fn flood_types() -> TypeList {
+    static BOOLS: ClassSchema = ClassSchema::new("class BoolList", &[PropertySchema::new("m_v").ty("bool").dynamic()]);
+    static BYTES: ClassSchema =
+        ClassSchema::new("class ByteList", &[PropertySchema::new("m_v").ty("unsigned char").dynamic()]);
+    static STRS: ClassSchema =
+        ClassSchema::new("class StrList", &[PropertySchema::new("m_v").ty("std::string").dynamic()]);
+    static LEAVES: ClassSchema =
+        ClassSchema::new("class LeafList", &[PropertySchema::new("m_v").ty("class Point<unsigned char>").dynamic()]);
+    static PAIR: ClassSchema =
+        ClassSchema::new("class Pair", &[PropertySchema::new("m_a").ty("bool"), PropertySchema::new("m_b").ty("bool")]);
+    static PAIRS: ClassSchema = ClassSchema::new(
+        "class PairList",
+        &[PropertySchema::new("m_v").ty("class SharedPointer<class Pair>").dynamic()],
+    );
+    TypeList::from_schemas(&[&BOOLS, &BYTES, &STRS, &LEAVES, &PAIR, &PAIRS])
+}
+
+fn list_blob(class: &str, count: usize, mut elem: impl FnMut(&mut BitWriter)) -> Vec<u8> {
+    let mut w = BitWriter::new();
+    w.write_u32(serde_kiprop::hash::string_id(class.as_bytes()));
+    w.write_u32(count as u32);
+    for _ in 0..count {
+        elem(&mut w);
+    }
+    w.finish()
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// WITH_COMPRESSION framing (STATEFUL_FLAGS) around `object`, announcing `size`.
+fn compressed(object: &[u8], size: usize) -> Vec<u8> {
+    let mut blob = WITH_COMPRESSION.to_le_bytes().to_vec();
+    blob.push(1);
+    blob.extend_from_slice(&(size as u32).to_le_bytes());
+    blob.extend_from_slice(&zlib(object));
+    blob
+}
+
+fn model_limit(r: &serde_kiprop::Result<Value>) -> Option<u64> {
+    match r.as_ref().map_err(|e| e.kind()) {
+        Err(ErrorKind::ModelLimit { limit }) => Some(*limit),
+        _ => None,
+    }
+}
+
+/// Known failure 5: a list of 1-bit bools cost 32 bytes per element as `Value`s, so a 2 KiB zlib
+/// blob under a 2 MiB decompression cap built a 514 MiB model. The model budget (32 bytes per
+/// stream byte + 1 MiB by default) now refuses it before anything is built.
+#[test]
+fn known_5_value_bool_list_model_is_bounded() {
+    const CAP: usize = 2 << 20;
+    let types = flood_types();
+    let object = list_blob("class BoolList", (CAP - 16) * 8, |w| w.write_bool(true));
+    let blob = compressed(&object, object.len());
+    assert!(blob.len() < 4096, "a small blob: {}", blob.len());
+    let opts = Options::new().flags(STATEFUL_FLAGS).max_decompressed_size(CAP);
+    let (r, stats) = testkit::alloc::measure(|| opts.from_slice::<Value>(&blob, &types));
+    let budget = 32 * object.len() as u64 + (1 << 20);
+    assert_eq!(model_limit(&r), Some(budget), "{r:?}");
+    assert!(r.unwrap_err().to_string().contains("model budget"));
+    assert!(stats.peak < CAP + (256 << 10), "peak {} (was 514 MiB)", stats.peak);
+    // Typed decoding holds a byte per bool: it is not budgeted and still decodes.
+    #[derive(Deserialize)]
+    #[serde(rename = "class BoolList")]
+    struct BoolList {
+        m_v: Vec<bool>,
+    }
+    assert_eq!(opts.from_slice::<BoolList>(&blob, &types).unwrap().m_v.len(), (CAP - 16) * 8);
+    // The budget is an option: a bool list within it decodes, a larger ratio admits more.
+    let small = list_blob("class BoolList", 10_000, |w| w.write_bool(true));
+    assert!(Options::new().from_slice::<Value>(&small, &types).is_ok());
+    let big = list_blob("class BoolList", 1 << 20, |w| w.write_bool(false));
+    assert!(model_limit(&Options::new().from_slice::<Value>(&big, &types)).is_some());
+    let v = Options::new().model_budget(300).from_slice::<Value>(&big, &types).unwrap();
+    assert_eq!(v.get("m_v").and_then(|l| if let Value::List(l) = l { Some(l.len()) } else { None }), Some(1 << 20));
+}
+
+/// The budget covers every kind of `Value` node, not only bools: uncompressed floods of each
+/// decode within `32 · n + 1 MiB` of model or stop with `ModelLimit`.
+#[test]
+fn model_budget_covers_every_value_kind() {
+    let types = flood_types();
+    let n = 1 << 20;
+    let pair = serde_kiprop::hash::string_id(b"class Pair");
+    let floods: [(&str, Vec<u8>, Options, bool); 5] = [
+        ("u8 list", list_blob("class ByteList", n, |w| w.write_bits(7, 8)), Options::new(), false),
+        ("one-byte strings", list_blob("class StrList", n / 3, |w| w.write_string(b"x", false)), Options::new(), false),
+        ("empty strings", list_blob("class StrList", n / 2, |w| w.write_len(0, false, true)), Options::new(), false),
+        ("leaf structs", list_blob("class LeafList", n / 2, |w| w.write_bits(0x0102, 16)), Options::new(), true),
+        (
+            "objects of two 1-bit properties",
+            list_blob("class PairList", n / 5, |w| {
+                w.write_u32(pair);
+                w.write_bits(3, 2);
+            }),
+            Options::new(),
+            true,
+        ),
+    ];
+    for (name, blob, opts, over) in floods {
+        let (r, stats) = testkit::alloc::measure(|| opts.from_slice::<Value>(&blob, &types));
+        let budget = 32 * blob.len() + (1 << 20);
+        assert!(r.is_ok() || model_limit(&r).is_some(), "{name}: {r:?}");
+        assert_eq!(model_limit(&r).is_some(), over, "{name}: {r:?}");
+        assert!(stats.peak <= budget + (64 << 10), "{name}: peak {} > budget {budget}", stats.peak);
+    }
+}
+
+/// Known failure 6: the zlib cap overshot by 2–3× (the output buffer doubled past the announced
+/// size, and two zlib layers each had the whole cap). Now no more than cap + 1 inflated bytes are
+/// ever held, all layers together.
+#[test]
+fn known_6_zlib_cap_is_exact() {
+    const CAP: usize = 2 << 20;
+    let types = flood_types();
+    let opts = Options::new().flags(STATEFUL_FLAGS).max_decompressed_size(CAP);
+    let zeros = vec![0u8; 8 * CAP];
+    // Announcing the cap, inflating to 8× the cap.
+    let blob = compressed(&zeros, CAP);
+    let (r, stats) = testkit::alloc::measure(|| opts.from_slice::<Value>(&blob, &types));
+    assert!(
+        matches!(r.unwrap_err().kind(), ErrorKind::DecompressedSizeMismatch { expected, .. } if *expected == CAP as u64)
+    );
+    assert!(stats.peak <= CAP + (128 << 10), "peak {} for cap {CAP} (was 2.04 × cap)", stats.peak);
+    // Announcing one byte more than the cap.
+    let blob = compressed(&zeros[..CAP + 1], CAP + 1);
+    let (r, stats) = testkit::alloc::measure(|| opts.from_slice::<Value>(&blob, &types));
+    assert!(matches!(r.unwrap_err().kind(), ErrorKind::DecompressionLimit { limit } if *limit == CAP));
+    assert!(stats.peak < 1 << 16, "peak {}", stats.peak);
+    // Exactly the cap inflates (and decodes: a u8 list filling it).
+    let object = list_blob("class ByteList", CAP - 8, |w| w.write_bits(1, 8));
+    assert_eq!(object.len(), CAP);
+    let blob = compressed(&object, CAP);
+    assert!(opts.from_slice::<Value>(&blob, &types).is_ok());
+    // Two layers (manual compression around WITH_COMPRESSION) share the cap.
+    let inner = compressed(&zeros[..CAP - 1000], CAP - 1000);
+    let mut two = (inner.len() as u32).to_le_bytes().to_vec();
+    two.extend_from_slice(&zlib(&inner));
+    let manual = opts.manual_compression(true);
+    let (r, stats) = testkit::alloc::measure(|| manual.from_slice::<Value>(&two, &types));
+    assert!(matches!(r.unwrap_err().kind(), ErrorKind::DecompressionLimit { limit } if *limit == CAP));
+    assert!(stats.peak <= CAP + (128 << 10), "peak {}", stats.peak);
+    let inner = compressed(&object[..CAP / 2], CAP / 2);
+    let mut two = (inner.len() as u32).to_le_bytes().to_vec();
+    two.extend_from_slice(&zlib(&inner));
+    let r = manual.from_slice::<Value>(&two, &types);
+    assert!(!matches!(r.as_ref().map_err(|e| e.kind()), Err(ErrorKind::DecompressionLimit { .. })), "{r:?}");
+}
+
+/// Known failure 7: `xml::from_str` was quadratic (each container element searched the
+/// properties read so far, which repeated scalar elements made long: 1 MiB took 1.16 s).
+#[test]
+fn known_7_xml_from_str_is_linear() {
+    static TEXT: ClassSchema = ClassSchema::new(
+        "class Text",
+        &[PropertySchema::new("m_ids").ty("unsigned int").dynamic(), PropertySchema::new("m_n").ty("int")],
+    );
+    let types = TypeList::from_schemas(&[&TEXT]);
+    testkit::scaling::Case::new("kiprop xml: repeated scalars, then container elements", |n| {
+        let mut s = String::from("<Objects><Class Name=\"class Text\">");
+        while s.len() < n / 2 {
+            s.push_str("<m_n>1</m_n>");
+        }
+        while s.len() < n {
+            s.push_str("<m_ids>1</m_ids>");
+        }
+        s.push_str("</Class></Objects>");
+        s.into_bytes()
+    })
+    .size(128 << 10)
+    .run(|b| serde_kiprop::xml::from_str(std::str::from_utf8(b).unwrap(), &types).map(|v| v.get("m_ids").is_some()));
+    // What it reads is unchanged: the container collects its elements, scalars repeat.
+    let v = serde_kiprop::xml::from_str(
+        "<Objects><Class Name=\"class Text\"><m_n>1</m_n><m_ids>1</m_ids><m_n>2</m_n><m_ids>2</m_ids></Class></Objects>",
+        &types,
+    )
+    .unwrap();
+    let o = v.as_object().unwrap();
+    assert_eq!(o.properties.len(), 3);
+    assert_eq!(o.get("m_ids"), Some(&Value::List(vec![Value::Int(1), Value::Int(2)])));
+    assert_eq!(o.get("m_n"), Some(&Value::Int(1)));
+}
+
+/// Audit: containers nested inside containers each declaring every remaining bit used to reserve
+/// serde's 1 MiB per level before failing; a declared length must now fit in what the enclosing
+/// containers' remaining elements leave, with every element's least size, before anything is
+/// allocated.
+#[test]
+fn nested_declared_lengths_fail_before_allocating() {
+    let types = node_types();
+    let mut w = BitWriter::new();
+    for i in 0..60u32 {
+        w.write_u32(NODE);
+        w.write_u32(0);
+        w.write_u32((1 << 19) - 96 * i);
+    }
+    for _ in 0..(1 << 14) {
+        w.write_u32(0);
+    }
+    let bytes = w.finish();
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    #[serde(rename = "class Node")]
+    struct Node {
+        m_child: Option<Box<Node>>,
+        m_list: Vec<Option<Node>>,
+    }
+    let (r, stats) = testkit::alloc::measure(|| Options::new().from_slice::<Node>(&bytes, &types).map(|_| ()));
+    assert!(matches!(r.unwrap_err().kind(), ErrorKind::Eof));
+    assert!(stats.peak < 4096, "peak {}", stats.peak);
+    let (r, stats) = testkit::alloc::measure(|| Options::new().from_slice::<Value>(&bytes, &types).map(|_| ()));
+    assert!(matches!(r.unwrap_err().kind(), ErrorKind::Eof));
+    assert!(stats.peak < 4096, "peak {}", stats.peak);
+    // A list that does fit still decodes.
+    let mut w = BitWriter::new();
+    w.write_u32(NODE);
+    w.write_u32(0);
+    w.write_u32(3);
+    for _ in 0..3 {
+        w.write_u32(0);
+    }
+    assert!(Options::new().from_slice::<Value>(&w.finish(), &types).is_ok());
+}
+
+/// Audit: type lists from many dumps resolve their object properties once, and tags that agree
+/// in their low bits do not share hash buckets (the tag hasher's multiplier is random per map).
+#[test]
+fn type_lists_load_in_linear_time() {
+    testkit::scaling::Case::new("kiprop TypeList::from_json_many: many small dumps", |n| {
+        let mut out = String::new();
+        let mut i = 0;
+        while out.len() < n {
+            let _ = std::fmt::Write::write_fmt(
+                &mut out,
+                format_args!(
+                    "{{\"class D{i}\": {{\"properties\": {{\"m_p\": {{\"type\": \"class D{}*\"}}}}}}}}\n",
+                    i + 1
+                ),
+            );
+            i += 1;
+        }
+        out.into_bytes()
+    })
+    .size(16 << 10)
+    .run(|b| TypeList::from_json_many(std::str::from_utf8(b).unwrap().lines()).map(|t| t.len()).unwrap_or(0));
+    testkit::scaling::Case::new("kiprop TypeList::from_json: class tags sharing their low 16 bits", |n| {
+        let mut s = String::from("{\"version\": 2, \"classes\": {");
+        let mut i = 1u32;
+        while s.len() < n {
+            let _ = std::fmt::Write::write_fmt(
+                &mut s,
+                format_args!("\"{h}\": {{\"name\": \"class C{i}\", \"hash\": {h}}},", h = i << 16),
+            );
+            i += 1;
+        }
+        s.pop();
+        s.push_str("}}");
+        s.into_bytes()
+    })
+    .size(32 << 10)
+    .run(|b| TypeList::from_json(std::str::from_utf8(b).unwrap()).map(|t| t.len()).unwrap_or(0));
+}
