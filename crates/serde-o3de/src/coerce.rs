@@ -501,7 +501,10 @@ pub(crate) fn printf_f(v: f64) -> String {
     } else if v.is_infinite() {
         if v < 0.0 { "-inf".to_owned() } else { "inf".to_owned() }
     } else {
-        format!("{v:.6}")
+        // Up to 316 characters from a few bytes of input (`1e308`): keep no spare capacity.
+        let mut s = format!("{v:.6}");
+        s.shrink_to_fit();
+        s
     }
 }
 

@@ -14,6 +14,7 @@
 //!   syntax errors, the depth limit) stop the load with an [`Error`].
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde_core::de::value::{BorrowedStrDeserializer, U32Deserializer};
 use serde_core::de::{self, DeserializeSeed, Visitor};
@@ -22,7 +23,7 @@ use crate::channel;
 use crate::coerce::{self, Coerced, Num, Tok};
 use crate::error::{Code, Error, Result};
 use crate::read::{Peek, Read, Ref, SliceRead, ValueRead};
-use crate::report::{Issue, Outcome, Report, ResultCode, Task, push_pointer_token};
+use crate::report::{Issue, IssuePath, Outcome, PathSegment, Report, ResultCode, Task, push_pointer_token};
 
 /// The newtype name of [`RawJson`](crate::RawJson).
 pub(crate) const RAW: &str = "$serde_o3de::Raw";
@@ -70,22 +71,36 @@ enum Seg<'de> {
 #[derive(Debug, Clone)]
 enum Action {
     /// Treat the member, element or map entry as absent (reporting the issue again).
-    Skip(Option<Issue>),
+    Skip(Option<Replay>),
     /// Read nothing; hand the placeholder to the visitor (an error if it is refused).
-    Keep(Option<Issue>),
+    Keep(Option<Replay>),
+}
+
+/// An issue of an earlier pass, reported again where the later pass meets its value (at the same
+/// path, which is therefore not stored).
+#[derive(Debug, Clone)]
+struct Replay {
+    result: ResultCode,
+    message: Box<str>,
 }
 
 /// Load settings the deserializer needs.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LoadSettings {
     pub(crate) max_depth: usize,
+    pub(crate) max_issues: usize,
     pub(crate) strict_doubles: bool,
     pub(crate) relaxed: bool,
 }
 
 impl Default for LoadSettings {
     fn default() -> Self {
-        LoadSettings { max_depth: 128, strict_doubles: true, relaxed: false }
+        LoadSettings {
+            max_depth: crate::DEFAULT_MAX_DEPTH,
+            max_issues: crate::DEFAULT_MAX_ISSUES,
+            strict_doubles: true,
+            relaxed: false,
+        }
     }
 }
 
@@ -99,6 +114,8 @@ struct State<'de, 'cb> {
     /// The current path, kept while issues are reported (otherwise an error finds its path in
     /// the input).
     path: Vec<Seg<'de>>,
+    /// The shared issue paths of a prefix of `path` (made when an issue needs one).
+    chain: Vec<IssuePath>,
     track: bool,
     /// The result of the value just read.
     acc: ResultCode,
@@ -107,9 +124,17 @@ struct State<'de, 'cb> {
     /// The root value itself could not be loaded (its placeholder stands in).
     root_failed: bool,
     plan: HashMap<usize, Action>,
+    /// Struct objects with duplicate members (by the object's ident): for each such field, sorted
+    /// by field, the ident of the occurrence that wins (the last). From earlier passes.
+    last_plan: HashMap<usize, Rc<[(usize, usize)]>>,
+    /// The same, found in this pass.
+    last_found: HashMap<usize, Rc<[(usize, usize)]>>,
     found: HashMap<usize, Action>,
     report: bool,
     issues: Vec<Issue>,
+    max_issues: usize,
+    /// Issues met beyond `max_issues`.
+    omitted: usize,
     callback: Option<Callback<'cb>>,
     /// Callback answers of earlier passes, so the callback sees every issue once.
     answers: HashMap<(usize, u32), ResultCode>,
@@ -127,15 +152,20 @@ impl<'de, 'cb> State<'de, 'cb> {
             max_depth: settings.max_depth,
             strict_doubles: settings.strict_doubles,
             path: Vec::new(),
+            chain: Vec::new(),
             track: true,
             acc: ResultCode::UNSET,
             slot: Slot::Root,
             root_ident: usize::MAX,
             root_failed: false,
             plan: HashMap::new(),
+            last_plan: HashMap::new(),
+            last_found: HashMap::new(),
             found: HashMap::new(),
             report: false,
             issues: Vec::new(),
+            max_issues: settings.max_issues,
+            omitted: 0,
             callback: None,
             answers: HashMap::new(),
         }
@@ -167,6 +197,38 @@ impl<'de, 'cb> State<'de, 'cb> {
     fn pop(&mut self) {
         if self.track {
             self.path.pop();
+            if self.chain.len() > self.path.len() {
+                self.chain.pop();
+            }
+        }
+    }
+
+    /// The current path as a shared [`IssuePath`]: each segment is copied once while it is on
+    /// the path, however many issues are reported under it.
+    fn issue_path(&mut self) -> IssuePath {
+        self.chain.truncate(self.path.len());
+        while self.chain.len() < self.path.len() {
+            let segment = match &self.path[self.chain.len()] {
+                Seg::Key(k) => PathSegment::Key((*k).into()),
+                Seg::Owned(k) => PathSegment::Key(k.clone()),
+                Seg::Index(i) => PathSegment::Index(*i),
+            };
+            let child = match self.chain.last() {
+                Some(parent) => IssuePath::child(parent, segment),
+                None => IssuePath::child(&IssuePath::root(), segment),
+            };
+            self.chain.push(child);
+        }
+        self.chain.last().map_or_else(IssuePath::root, IssuePath::shared)
+    }
+
+    /// Keeps an issue at the current path in the report, or counts it once the report is full.
+    fn record(&mut self, result: ResultCode, message: String) {
+        if self.issues.len() < self.max_issues {
+            let path = self.issue_path();
+            self.issues.push(Issue { result, path, message });
+        } else {
+            self.omitted = self.omitted.saturating_add(1);
         }
     }
 
@@ -188,29 +250,35 @@ impl<'de, 'cb> State<'de, 'cb> {
         ident: usize,
         code: ResultCode,
         message: &dyn Fn() -> String,
-    ) -> Result<(ResultCode, Option<Issue>)> {
+    ) -> Result<(ResultCode, Option<Replay>)> {
         if !self.report && self.callback.is_none() {
             return Ok((code, None));
         }
-        let mut issue = Issue { result: code, path: self.render_path(), message: message() };
-        if let Some(callback) = self.callback.as_mut() {
-            issue.result = *self.answers.entry((ident, code.raw())).or_insert_with(|| callback(&issue));
+        let mut message = message();
+        let mut result = code;
+        if self.callback.is_some() {
+            let issue = Issue { result: code, path: self.issue_path(), message };
+            if let Some(callback) = self.callback.as_mut() {
+                result = *self.answers.entry((ident, code.raw())).or_insert_with(|| callback(&issue));
+            }
+            message = issue.message;
         }
-        if issue.result.is_halted() {
-            return Err(Error::halt(issue.result, issue.message).with_path(issue.path));
+        if result.is_halted() {
+            return Err(Error::halt(result, message).with_path(self.render_path()));
         }
+        let replay = Replay { result, message: message.as_str().into() };
         if self.report {
-            self.issues.push(issue.clone());
+            self.record(result, message);
         }
-        Ok((issue.result, Some(issue)))
+        Ok((result, Some(replay)))
     }
 
-    /// Replays an issue of an earlier pass.
-    fn replay(&mut self, issue: Option<&Issue>) -> ResultCode {
+    /// Replays an issue of an earlier pass at the current path.
+    fn replay(&mut self, issue: Option<&Replay>) -> ResultCode {
         match issue {
             Some(issue) => {
                 if self.report {
-                    self.issues.push(issue.clone());
+                    self.record(issue.result, issue.message.to_string());
                 }
                 issue.result
             }
@@ -947,6 +1015,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Core<'de, '_, R> {
         if let Err(e) = self.read.begin_object() {
             return Err(self.err(e));
         }
+        let last = if self.st.last_plan.is_empty() { None } else { self.st.last_plan.get(&ident).cloned() };
         let mut access = StructAccess {
             de: self,
             fields,
@@ -958,6 +1027,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Core<'de, '_, R> {
             ident: 0,
             result: ResultCode::UNSET,
             skipped: Vec::new(),
+            duplicates_scanned: false,
+            last,
+            object: ident,
             done: false,
         };
         let r = visitor.visit_map(&mut access);
@@ -1085,13 +1157,72 @@ fn describe(kind: Peek) -> &'static str {
 }
 
 /// Matches `key` against `names`: `hint` first, then exactly, then ASCII case-insensitively (O3DE
-/// compares CRC32s of lower-cased names).
+/// compares CRC32s of lower-cased names). The first matching name wins. Long lists (many fields or
+/// variants) are looked up through a hash index, so a key costs the same however many names there
+/// are.
 #[inline]
-fn match_name(names: &[&str], key: &str, hint: usize) -> Option<usize> {
+fn match_name(names: &'static [&'static str], key: &str, hint: usize) -> Option<usize> {
     if names.get(hint).is_some_and(|n| *n == key) {
         return Some(hint);
     }
+    if names.len() > NameIndex::LINEAR {
+        return NameIndex::find(names, key);
+    }
     names.iter().position(|n| *n == key).or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(key)))
+}
+
+/// A hash index of a long `'static` list of field or variant names, built once per list and thread.
+///
+/// The table holds only the (static) names, keyed by a hash of their lower-cased bytes, so input
+/// keys cannot crowd a bucket: a key is compared with the few names sharing its hash at most.
+struct NameIndex {
+    /// `(hash of the lower-cased name, index)`, sorted.
+    slots: Vec<(u64, usize)>,
+}
+
+impl NameIndex {
+    /// Lists up to this long are searched directly.
+    const LINEAR: usize = 16;
+
+    fn folded_hash(name: &str) -> u64 {
+        // FNV-1a over the ASCII-lower-cased bytes.
+        name.bytes()
+            .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x100_0000_01b3))
+    }
+
+    fn build(names: &[&str]) -> NameIndex {
+        let mut slots: Vec<(u64, usize)> = names.iter().enumerate().map(|(i, n)| (Self::folded_hash(n), i)).collect();
+        slots.sort_unstable();
+        NameIndex { slots }
+    }
+
+    fn find(names: &'static [&'static str], key: &str) -> Option<usize> {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        thread_local! {
+            static INDEXES: RefCell<HashMap<(usize, usize), Rc<NameIndex>>> = RefCell::new(HashMap::new());
+        }
+        let id = (names.as_ptr() as usize, names.len());
+        let index = INDEXES.with(|cell| {
+            let mut map = cell.borrow_mut();
+            map.entry(id).or_insert_with(|| Rc::new(NameIndex::build(names))).clone()
+        });
+        let hash = Self::folded_hash(key);
+        let start = index.slots.partition_point(|&(h, _)| h < hash);
+        let mut folded = None;
+        for &(h, i) in &index.slots[start..] {
+            if h != hash {
+                break;
+            }
+            if names[i] == key {
+                return Some(i);
+            }
+            if folded.is_none() && names[i].eq_ignore_ascii_case(key) {
+                folded = Some(i);
+            }
+        }
+        folded
+    }
 }
 
 impl<'de, R: Read<'de>> Core<'de, '_, R> {
@@ -1144,15 +1275,16 @@ impl<'de, R: Read<'de>> Core<'de, '_, R> {
     }
 }
 
-/// Which fields a struct access has handed out.
+/// Which fields a struct access has handed out (a set of indices for long field lists, which
+/// costs nothing for an object with few members).
 enum Seen {
     Small(u64),
-    Large(Vec<bool>),
+    Large(std::collections::HashSet<usize>),
 }
 
 impl Seen {
     fn new(n: usize) -> Self {
-        if n <= 64 { Seen::Small(0) } else { Seen::Large(vec![false; n]) }
+        if n <= 64 { Seen::Small(0) } else { Seen::Large(std::collections::HashSet::new()) }
     }
 
     /// Marks field `i`; returns whether it was already marked.
@@ -1163,7 +1295,7 @@ impl Seen {
                 *bits |= 1 << i;
                 was
             }
-            Seen::Large(v) => std::mem::replace(&mut v[i], true),
+            Seen::Large(set) => !set.insert(i),
         }
     }
 }
@@ -1180,29 +1312,41 @@ struct StructAccess<'a, 'de, 'cb, R: Read<'de>> {
     result: ResultCode,
     /// Fields skipped because an earlier pass found them failing (name, ident).
     skipped: Vec<(&'static str, usize)>,
+    /// Whether the object was already scanned for duplicate members.
+    duplicates_scanned: bool,
+    /// Where an earlier pass found duplicate members: (field, ident of the occurrence that wins).
+    last: Option<Rc<[(usize, usize)]>>,
+    /// The ident of the object.
+    object: usize,
     done: bool,
 }
 
 impl<'de, R: Read<'de>> StructAccess<'_, 'de, '_, R> {
     /// A field given twice: O3DE loads every occurrence over the previous one, so the last wins.
     /// This pass keeps the first; the earlier occurrences are recorded so that the next pass skips
-    /// them.
-    fn duplicate(&mut self, field: usize) -> Result<()> {
+    /// them. The first duplicate scans the object once for the duplicates of every field, so a
+    /// flood of duplicates costs one scan, not one per duplicate.
+    fn duplicate(&mut self) -> Result<()> {
+        if std::mem::replace(&mut self.duplicates_scanned, true) {
+            return Ok(());
+        }
         let here = self.de.read.loc();
         let depth = self.de.st.depth;
         let fields = self.fields;
-        let mut occurrences = Vec::new();
+        let mut occurrences: Vec<(usize, usize)> = Vec::new();
         self.de.read.seek(self.start);
         let r = (|| -> Result<()> {
             let read = &mut self.de.read;
             read.begin_object()?;
             let mut first = true;
+            let mut hint = 0;
             while let Some(key) = read.next_key(first)? {
                 first = false;
-                let is_field = match_name(fields, key.as_str(), field) == Some(field);
+                let field = match_name(fields, key.as_str(), hint);
                 read.peek()?;
-                if is_field {
-                    occurrences.push(read.ident());
+                if let Some(field) = field {
+                    hint = field + 1;
+                    occurrences.push((field, read.ident()));
                 }
                 read.skip(depth)?;
             }
@@ -1210,11 +1354,35 @@ impl<'de, R: Read<'de>> StructAccess<'_, 'de, '_, R> {
         })();
         self.de.read.seek(here);
         r.map_err(|e| self.de.err(e))?;
-        occurrences.pop();
-        for ident in occurrences {
-            self.de.st.found.entry(ident).or_insert(Action::Skip(None));
+        // Only the last occurrence of each field is loaded next time.
+        let mut seen = Seen::new(fields.len());
+        let mut last: Vec<(usize, usize)> = Vec::new();
+        let mut repeated = Seen::new(fields.len());
+        for &(field, ident) in occurrences.iter().rev() {
+            if !seen.set(field) {
+                last.push((field, ident));
+            } else {
+                repeated.set(field);
+            }
+        }
+        last.retain(|&(field, _)| repeated.set(field));
+        last.sort_unstable();
+        if !last.is_empty() {
+            self.de.st.last_found.insert(self.object, last.into());
         }
         Ok(())
+    }
+
+    /// Whether an earlier pass found that the member `ident` (of field `field`) is a duplicate
+    /// that a later occurrence overrides.
+    fn overridden(&self, field: usize, ident: usize) -> bool {
+        let Some(last) = &self.last else {
+            return false;
+        };
+        match last.binary_search_by_key(&field, |&(f, _)| f) {
+            Ok(at) => last[at].1 != ident,
+            Err(_) => false,
+        }
     }
 }
 
@@ -1250,6 +1418,15 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
                     continue;
                 }
             }
+            if let Some(i) = index {
+                if self.overridden(i, ident) {
+                    // A later occurrence of the field wins (O3DE loads each over the previous).
+                    self.result.combine_with(ResultCode::new(Task::ReadField, Outcome::Skipped));
+                    self.de.st.pop();
+                    self.de.skip()?;
+                    continue;
+                }
+            }
             match index {
                 Some(i) if !self.seen.set(i) => {
                     self.hint = i + 1;
@@ -1263,9 +1440,9 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
                         }
                     };
                 }
-                Some(i) => {
+                Some(_) => {
                     self.de.st.pop();
-                    self.duplicate(i)?;
+                    self.duplicate()?;
                     self.de.skip()?;
                 }
                 None if is_type => {
@@ -1273,13 +1450,15 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for StructAccess<'_, 'de, '_, R> {
                     self.de.skip()?;
                 }
                 None => {
-                    let name = self.de.st.path.last().map(|s| match s {
-                        Seg::Key(k) => (*k).to_owned(),
-                        Seg::Owned(k) => k.to_string(),
-                        Seg::Index(i) => i.to_string(),
-                    });
+                    // The name goes into the message only when someone reads it, clipped.
+                    let st = &self.de.st;
+                    let name = match st.path.last() {
+                        Some(Seg::Key(k)) if st.report || st.callback.is_some() => coerce::clip(k).into_owned(),
+                        Some(Seg::Owned(k)) if st.report || st.callback.is_some() => coerce::clip(k).into_owned(),
+                        _ => String::new(),
+                    };
                     let r = self.de.st.event(ident, ResultCode::new(Task::ReadField, Outcome::Skipped), &|| {
-                        format!("Skipped unknown field \"{}\"", name.as_deref().unwrap_or_default())
+                        format!("Skipped unknown field \"{name}\"")
                     });
                     self.de.st.pop();
                     self.result.combine_with(r?.0);
@@ -1530,12 +1709,18 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
             let after = self.de.read.loc();
             let (key_ident, value_ident) = (self.ident_at(key)?, self.ident_at(value)?);
             if !self.de.st.plan.is_empty() {
-                let skip = [key_ident, value_ident].into_iter().flatten().find_map(|i| match self.de.st.plan.get(&i) {
-                    Some(Action::Skip(issue)) => Some(issue.clone()),
-                    _ => None,
-                });
-                if let Some(issue) = skip {
+                let skip =
+                    [(key_ident, "Key"), (value_ident, "Value")].into_iter().find_map(|(i, member)| {
+                        match self.de.st.plan.get(&i?) {
+                            Some(Action::Skip(issue)) => Some((member, issue.clone())),
+                            _ => None,
+                        }
+                    });
+                if let Some((member, issue)) = skip {
+                    // Reported where the earlier pass met it: at the entry's Key or Value.
+                    self.de.st.push(Seg::Key(member));
                     let code = self.de.st.replay(issue.as_ref());
+                    self.de.st.pop();
                     self.result.combine_with(code);
                     self.de.st.pop();
                     continue;
@@ -2059,12 +2244,14 @@ where
 {
     let LoadRun { settings, report, callback } = run;
     let mut plan: HashMap<usize, Action> = HashMap::new();
+    let mut last_plan = HashMap::new();
     let mut answers = HashMap::new();
     let mut callback = callback;
     let mut best: Option<(T, Report)> = None;
     for _ in 0..MAX_PASSES {
         let mut core = Core::new(make_read(), settings);
         core.st.plan = std::mem::take(&mut plan);
+        core.st.last_plan = std::mem::take(&mut last_plan);
         core.st.answers = std::mem::take(&mut answers);
         core.st.report = report;
         core.st.callback = callback.take();
@@ -2079,13 +2266,27 @@ where
             Err(e) => Err(core.err(e)),
         });
         let Core { st, .. } = core;
-        let State { plan: old_plan, found, issues, acc, answers: a, callback: cb, .. } = st;
+        let State {
+            plan: old_plan,
+            found,
+            last_plan: old_last,
+            last_found,
+            issues,
+            omitted,
+            acc,
+            answers: a,
+            callback: cb,
+            ..
+        } = st;
         callback = cb;
         answers = a;
         plan = old_plan;
-        let report = Report { result: acc, issues };
+        last_plan = old_last;
+        let found_nothing = found.is_empty() && last_found.is_empty();
+        last_plan.extend(last_found);
+        let report = Report { result: acc, issues, omitted };
         match result {
-            Ok(v) if found.is_empty() => return Ok((v, report)),
+            Ok(v) if found_nothing => return Ok((v, report)),
             Ok(v) => best = Some((v, report)),
             Err(e) if e.is_restart() => {}
             Err(e) if e.is_soft() => {
@@ -2094,15 +2295,19 @@ where
                 if plan.contains_key(&root) {
                     return Err(e.with_path(String::new()));
                 }
-                let code = ResultCode::new(Task::Convert, Outcome::Unsupported);
-                let issue = Issue { result: code, path: String::new(), message };
-                plan.insert(root, Action::Keep(Some(issue)));
+                let result = ResultCode::new(Task::Convert, Outcome::Unsupported);
+                plan.insert(root, Action::Keep(Some(Replay { result, message: message.into() })));
                 continue;
             }
             Err(e) => return Err(e),
         }
-        if found.is_empty() {
+        if found_nothing {
             break;
+        }
+        if plan.is_empty() {
+            // The first pass that found anything: its findings are the plan (no second copy).
+            plan = found;
+            continue;
         }
         for (ident, action) in found {
             match (plan.get(&ident), &action) {
@@ -2185,13 +2390,20 @@ impl<'de> Deserializer<'de> {
 
     /// The result and issues so far.
     pub fn report(&self) -> Report {
-        Report { result: self.core.st.acc, issues: self.core.st.issues.clone() }
+        Report { result: self.core.st.acc, issues: self.core.st.issues.clone(), omitted: self.core.st.omitted }
     }
 
     /// Sets the nesting limit (default 128).
     pub fn max_depth(&mut self, depth: usize) -> &mut Self {
         self.core.st.depth = depth;
         self.core.st.max_depth = depth;
+        self
+    }
+
+    /// Sets how many issues the [`report`](Self::report) keeps (default
+    /// [`DEFAULT_MAX_ISSUES`](crate::DEFAULT_MAX_ISSUES)); the rest are counted.
+    pub fn max_issues(&mut self, max: usize) -> &mut Self {
+        self.core.st.max_issues = max;
         self
     }
 

@@ -43,6 +43,9 @@ pub enum Category {
     Store,
     /// Reading or writing failed.
     Io,
+    /// A resource limit of this crate was reached (e.g. [`PatchLimits`](crate::prefab::PatchLimits));
+    /// the message names the limit.
+    Limit,
 }
 
 pub(crate) enum Code {
@@ -65,6 +68,8 @@ pub(crate) enum Code {
     Store(String),
     /// An I/O error.
     Io(io::Error),
+    /// A resource limit, with a message naming it.
+    Limit(String),
     /// Internal: the current pass must stop; the loader runs the document again with what it learnt.
     Restart,
 }
@@ -90,6 +95,10 @@ impl Error {
         Error::new(Code::Store(message.into()))
     }
 
+    pub(crate) fn limit(message: impl Into<String>) -> Error {
+        Error::new(Code::Limit(message.into()))
+    }
+
     pub(crate) fn restart() -> Error {
         Error::new(Code::Restart)
     }
@@ -112,7 +121,7 @@ impl Error {
             Code::Syntax(m) => (*m).to_owned(),
             Code::Eof => "unexpected end of input".to_owned(),
             Code::Depth(d) => format!("nesting deeper than the depth limit ({d})"),
-            Code::Halt(_, m) | Code::Visitor(m) | Code::Store(m) => m.clone(),
+            Code::Halt(_, m) | Code::Visitor(m) | Code::Store(m) | Code::Limit(m) => m.clone(),
             Code::MissingField(f) => format!("missing field `{f}` (give the struct #[serde(default)])"),
             Code::DuplicateField(f) => format!("duplicate field `{f}`"),
             Code::Io(e) => e.to_string(),
@@ -151,6 +160,7 @@ impl Error {
             Code::Depth(_) => Category::Depth,
             Code::Store(_) => Category::Store,
             Code::Io(_) => Category::Io,
+            Code::Limit(_) => Category::Limit,
             Code::Halt(..) | Code::Visitor(_) | Code::MissingField(_) | Code::DuplicateField(_) | Code::Restart => {
                 Category::Data
             }
@@ -207,6 +217,11 @@ impl Error {
     /// Whether this is a data error.
     pub fn is_data(&self) -> bool {
         self.category() == Category::Data
+    }
+
+    /// Whether a resource limit was reached ([`Category::Limit`]).
+    pub fn is_limit(&self) -> bool {
+        self.category() == Category::Limit
     }
 
     /// Whether this is an I/O error.

@@ -23,7 +23,7 @@ use serde_core::{Deserialize, Serialize};
 
 pub use de::Deserializer;
 pub use error::{Category, Error, Result};
-pub use report::{Issue, Outcome, Processing, Report, ResultCode, Task};
+pub use report::{Issue, IssuePath, Outcome, Processing, Report, ResultCode, Task};
 pub use ser::Serializer;
 pub use serde_json::{Map, Number, Value};
 pub use types::Loaded;
@@ -39,6 +39,10 @@ pub use value::{RawJson, compare};
 
 /// The default nesting limit of a load (arrays and objects inside each other).
 pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// The default number of issues a [`Report`] keeps ([`Options::max_issues`]); the rest are counted
+/// in [`Report::omitted`].
+pub const DEFAULT_MAX_ISSUES: usize = 10_000;
 
 /// Everything configurable about loading and storing, with `from_*`/`load_*`/`to_*` methods.
 ///
@@ -60,6 +64,7 @@ pub const DEFAULT_MAX_DEPTH: usize = 128;
 #[derive(Debug, Clone)]
 pub struct Options {
     max_depth: usize,
+    max_issues: usize,
     keep_defaults: bool,
     sort_maps: bool,
     strict_doubles: bool,
@@ -115,6 +120,7 @@ impl Options {
     pub const fn new() -> Self {
         Options {
             max_depth: DEFAULT_MAX_DEPTH,
+            max_issues: DEFAULT_MAX_ISSUES,
             keep_defaults: false,
             sort_maps: true,
             strict_doubles: true,
@@ -126,6 +132,15 @@ impl Options {
     /// Nesting limit of a load; deeper input is an error (never a stack overflow).
     pub const fn max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth;
+        self
+    }
+
+    /// Load: how many issues a [`Report`] keeps ([`DEFAULT_MAX_ISSUES`] by default). Issues beyond
+    /// it still count in the report's result and are passed to a callback, but are only counted
+    /// ([`Report::omitted`]), so a document full of unloadable values cannot make a report much
+    /// larger than the document.
+    pub const fn max_issues(mut self, max: usize) -> Self {
+        self.max_issues = max;
         self
     }
 
@@ -172,6 +187,7 @@ impl Options {
     fn load_settings(&self) -> de::LoadSettings {
         de::LoadSettings {
             max_depth: self.max_depth,
+            max_issues: self.max_issues,
             strict_doubles: self.strict_doubles,
             relaxed: self.settings_registry,
         }

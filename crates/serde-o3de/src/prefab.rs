@@ -241,12 +241,222 @@ impl Prefab {
 
 impl Instance {
     /// Applies the patches to `target` (a prefab document as a `serde_json::Value`), in order, per
-    /// RFC 6902. Stops at the first operation that fails (a missing path, a failed `test`).
+    /// RFC 6902, within the default [`PatchLimits`] (derived from the sizes of `target` and the
+    /// patches). Stops at the first operation that fails (a missing path, a failed `test`) or that
+    /// would break a limit; `target` then holds the operations before it.
     pub fn apply_patches(&self, target: &mut Value) -> Result<()> {
+        self.apply_patches_with(target, PatchLimits::new())
+    }
+
+    /// [`apply_patches`](Self::apply_patches) within the given limits.
+    pub fn apply_patches_with(&self, target: &mut Value, limits: PatchLimits) -> Result<()> {
+        let text: usize = self.patches.iter().map(PatchOp::text_len).fold(0, usize::saturating_add);
+        let mut budget = Budget::new(target, text, limits);
         for (i, op) in self.patches.iter().enumerate() {
-            op.apply(target).map_err(|e| Error::data(crate::Outcome::Invalid, format!("patch {i}: {e}")))?;
+            op.apply_within(target, &mut budget).map_err(|e| e.into_error(i))?;
         }
         Ok(())
+    }
+}
+
+/// Limits of [patch application](Instance::apply_patches_with): how large the patched document
+/// may grow, how much work the operations may do, and how deep they may nest it.
+///
+/// JSON Patch can amplify: each `copy` of the root into itself doubles the document, and each
+/// `add` at the front of a long array shifts all its elements. Sizes and work are counted in
+/// estimated bytes (a JSON value is counted as [`PatchLimits::VALUE_BYTES`], an object member as
+/// twice that plus its name, a string as its length). Breaking a limit is an error of
+/// [`Category::Limit`](crate::Category::Limit) naming it.
+///
+/// By default, with `d` the estimated size of the target document and `p` the text length of the
+/// patches: the size limit is `2·d + 32·p` + 4 MiB, the work limit 16 times that, and the depth
+/// limit [`DEFAULT_MAX_DEPTH`](crate::DEFAULT_MAX_DEPTH).
+///
+/// ```
+/// use serde_o3de::prefab::{Instance, PatchLimits};
+/// use serde_json::json;
+///
+/// // Each copy doubles the document: 40 of them would need terabytes.
+/// let op = r#"{"op": "copy", "from": "/a", "path": "/a/-"}"#;
+/// let patches = format!(r#"{{"Source": "x.prefab", "Patches": [{}]}}"#, vec![op; 40].join(","));
+/// let instance: Instance = serde_o3de::from_str(&patches)?;
+/// let mut doc = json!({"a": [0]});
+/// let err = instance.apply_patches(&mut doc).unwrap_err();
+/// assert_eq!(err.category(), serde_o3de::Category::Limit);
+///
+/// // A tighter limit of its own.
+/// let mut doc = json!({"a": [0]});
+/// let err = instance.apply_patches_with(&mut doc, PatchLimits::new().max_size(10_000)).unwrap_err();
+/// assert!(err.to_string().contains("max_size"), "{err}");
+/// # Ok::<(), serde_o3de::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PatchLimits {
+    max_size: Option<usize>,
+    max_work: Option<usize>,
+    max_depth: usize,
+}
+
+impl Default for PatchLimits {
+    fn default() -> Self {
+        PatchLimits::new()
+    }
+}
+
+impl PatchLimits {
+    /// The estimated bytes of one JSON value (an array element), in sizes and work.
+    pub const VALUE_BYTES: usize = std::mem::size_of::<Value>();
+
+    /// The defaults, derived from the inputs (see the type's docs).
+    pub const fn new() -> Self {
+        PatchLimits { max_size: None, max_work: None, max_depth: crate::DEFAULT_MAX_DEPTH }
+    }
+
+    /// The estimated size in bytes the patched document may reach.
+    pub const fn max_size(mut self, bytes: usize) -> Self {
+        self.max_size = Some(bytes);
+        self
+    }
+
+    /// The work the operations may do in all, in estimated bytes read, copied or shifted.
+    pub const fn max_work(mut self, bytes: usize) -> Self {
+        self.max_work = Some(bytes);
+        self
+    }
+
+    /// How deep an added, copied or moved value may end up (arrays and objects inside each
+    /// other, as [`Options::max_depth`](crate::Options::max_depth) counts them).
+    pub const fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+}
+
+/// Why an operation failed: the operation itself, or a limit.
+enum PatchError {
+    Op(String),
+    Limit(String),
+}
+
+impl From<String> for PatchError {
+    fn from(message: String) -> Self {
+        PatchError::Op(message)
+    }
+}
+
+impl PatchError {
+    fn into_error(self, i: usize) -> Error {
+        match self {
+            PatchError::Op(e) => Error::data(crate::Outcome::Invalid, format!("patch {i}: {e}")),
+            PatchError::Limit(e) => Error::limit(format!("patch {i}: {e}")),
+        }
+    }
+
+    fn into_message(self) -> String {
+        match self {
+            PatchError::Op(e) | PatchError::Limit(e) => e,
+        }
+    }
+}
+
+type PatchResult<T> = std::result::Result<T, PatchError>;
+
+/// What the operations may still do, and the document's estimated size.
+struct Budget {
+    size: usize,
+    max_size: usize,
+    work: usize,
+    max_work: usize,
+    max_depth: usize,
+}
+
+/// The estimated size and the nesting height of a value (a scalar is 0 deep, `[]` 1), measured
+/// without recursion.
+fn measure(value: &Value) -> (usize, usize) {
+    const V: usize = PatchLimits::VALUE_BYTES;
+    let mut size = V;
+    let mut height = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Value::String(s) => size = size.saturating_add(s.len()),
+            Value::Array(items) => {
+                height = height.max(depth + 1);
+                size = size.saturating_add(items.len().saturating_mul(V));
+                stack.extend(items.iter().map(|item| (item, depth + 1)));
+            }
+            Value::Object(members) => {
+                height = height.max(depth + 1);
+                for (k, item) in members {
+                    size = size.saturating_add(2 * V + k.len());
+                    stack.push((item, depth + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    (size, height)
+}
+
+impl Budget {
+    fn new(target: &Value, text: usize, limits: PatchLimits) -> Budget {
+        let (size, _) = measure(target);
+        let base = size.saturating_mul(2).saturating_add(text.saturating_mul(32)).saturating_add(4 << 20);
+        let max_size = limits.max_size.unwrap_or(base);
+        let max_work = limits.max_work.unwrap_or(base.saturating_mul(16));
+        // Measuring the target was work too.
+        Budget { size, max_size, work: size, max_work, max_depth: limits.max_depth }
+    }
+
+    fn spend(&mut self, work: usize) -> PatchResult<()> {
+        self.work = self.work.saturating_add(work);
+        if self.work > self.max_work {
+            return Err(PatchError::Limit(format!(
+                "the operations exceed the patch work limit ({} bytes; PatchLimits::max_work)",
+                self.max_work
+            )));
+        }
+        Ok(())
+    }
+
+    /// Measures a value about to be inserted `depth` levels deep: checks the depth and the size
+    /// the document would have (`removed` bytes leave it at the same time).
+    fn admit(&mut self, value: &Value, depth: usize, removed: usize) -> PatchResult<usize> {
+        let (size, height) = measure(value);
+        self.spend(size)?;
+        self.check_depth(depth, height)?;
+        let after = self.size.saturating_sub(removed).saturating_add(size);
+        if after > self.max_size {
+            return Err(PatchError::Limit(format!(
+                "the patched document would exceed the patch size limit ({} bytes; PatchLimits::max_size)",
+                self.max_size
+            )));
+        }
+        self.size = after;
+        Ok(size)
+    }
+
+    fn check_depth(&self, depth: usize, height: usize) -> PatchResult<()> {
+        if depth.saturating_add(height) > self.max_depth {
+            return Err(PatchError::Limit(format!(
+                "the value would nest deeper than the patch depth limit ({}; PatchLimits::max_depth)",
+                self.max_depth
+            )));
+        }
+        Ok(())
+    }
+
+    /// A value left the document.
+    fn released(&mut self, value: &Value) -> PatchResult<()> {
+        let (size, _) = measure(value);
+        self.spend(size)?;
+        self.size = self.size.saturating_sub(size);
+        Ok(())
+    }
+
+    /// `n` array elements shifted by an insert or a removal.
+    fn shifted(&mut self, n: usize) -> PatchResult<()> {
+        self.spend(n.saturating_mul(PatchLimits::VALUE_BYTES))
     }
 }
 
@@ -256,7 +466,7 @@ fn pointer_tokens(pointer: &str) -> std::result::Result<Vec<String>, String> {
         return Ok(Vec::new());
     }
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(format!("\"{pointer}\" is not a JSON Pointer"));
+        return Err(format!("\"{}\" is not a JSON Pointer", crate::coerce::clip(pointer)));
     };
     Ok(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
 }
@@ -265,90 +475,168 @@ fn resolve_mut<'v>(root: &'v mut Value, tokens: &[String]) -> std::result::Resul
     let mut node = root;
     for t in tokens {
         node = match node {
-            Value::Object(m) => m.get_mut(t).ok_or_else(|| format!("no member \"{t}\""))?,
+            Value::Object(m) => m.get_mut(t).ok_or_else(|| format!("no member \"{}\"", crate::coerce::clip(t)))?,
             Value::Array(a) => {
-                let i: usize = t.parse().map_err(|_| format!("\"{t}\" is not an array index"))?;
+                let i = array_index(t)?;
                 a.get_mut(i).ok_or_else(|| format!("index {i} is out of bounds"))?
             }
-            _ => return Err(format!("\"{t}\" leads into a scalar")),
+            _ => return Err(format!("\"{}\" leads into a scalar", crate::coerce::clip(t))),
         };
     }
     Ok(node)
 }
 
-fn remove_at(root: &mut Value, pointer: &str) -> std::result::Result<Value, String> {
-    let tokens = pointer_tokens(pointer)?;
-    let Some((last, parent)) = tokens.split_last() else {
-        return Ok(std::mem::take(root));
-    };
-    match resolve_mut(root, parent)? {
-        Value::Object(m) => m.remove(last).ok_or_else(|| format!("no member \"{last}\"")),
-        Value::Array(a) => {
-            let i: usize = last.parse().map_err(|_| format!("\"{last}\" is not an array index"))?;
-            if i < a.len() { Ok(a.remove(i)) } else { Err(format!("index {i} is out of bounds")) }
-        }
-        _ => Err("the parent is a scalar".to_owned()),
+/// An array index token (RFC 6901: `0` or digits without a leading zero).
+fn array_index(t: &str) -> std::result::Result<usize, String> {
+    let canonical = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && (t == "0" || !t.starts_with('0'));
+    match t.parse::<usize>() {
+        Ok(i) if canonical => Ok(i),
+        _ => Err(format!("\"{}\" is not an array index", crate::coerce::clip(t))),
     }
 }
 
-fn add_at(root: &mut Value, pointer: &str, value: Value, replace: bool) -> std::result::Result<(), String> {
+fn remove_at(root: &mut Value, pointer: &str, budget: &mut Budget) -> PatchResult<Value> {
+    budget.spend(pointer.len())?;
     let tokens = pointer_tokens(pointer)?;
     let Some((last, parent)) = tokens.split_last() else {
+        let removed = std::mem::take(root);
+        budget.released(&removed)?;
+        return Ok(removed);
+    };
+    let removed = match resolve_mut(root, parent)? {
+        Value::Object(m) => m.remove(last).ok_or_else(|| format!("no member \"{}\"", crate::coerce::clip(last)))?,
+        Value::Array(a) => {
+            let i = array_index(last)?;
+            if i >= a.len() {
+                return Err(format!("index {i} is out of bounds").into());
+            }
+            budget.shifted(a.len() - i)?;
+            a.remove(i)
+        }
+        _ => return Err(PatchError::Op("the parent is a scalar".to_owned())),
+    };
+    budget.released(&removed)?;
+    Ok(removed)
+}
+
+fn add_at(root: &mut Value, pointer: &str, value: Value, replace: bool, budget: &mut Budget) -> PatchResult<()> {
+    budget.spend(pointer.len())?;
+    let tokens = pointer_tokens(pointer)?;
+    let Some((last, parent)) = tokens.split_last() else {
+        let (old, _) = measure(root);
+        budget.admit(&value, 0, old)?;
+        budget.spend(old)?;
         *root = value;
         return Ok(());
     };
+    let depth = tokens.len();
     match resolve_mut(root, parent)? {
         Value::Object(m) => {
-            if replace && !m.contains_key(last) {
-                return Err(format!("no member \"{last}\" to replace"));
+            let old = match m.get(last) {
+                Some(old) => measure(old).0,
+                None if replace => {
+                    return Err(format!("no member \"{}\" to replace", crate::coerce::clip(last)).into());
+                }
+                None => 0,
+            };
+            budget.spend(old)?;
+            let member = 2 * PatchLimits::VALUE_BYTES + last.len();
+            budget.admit(&value, depth, old)?;
+            if old == 0 {
+                budget.size = budget.size.saturating_add(member);
             }
             m.insert(last.clone(), value);
             Ok(())
         }
         Value::Array(a) => {
             if last == "-" && !replace {
+                budget.admit(&value, depth, 0)?;
+                budget.size = budget.size.saturating_add(PatchLimits::VALUE_BYTES);
                 a.push(value);
                 return Ok(());
             }
-            let i: usize = last.parse().map_err(|_| format!("\"{last}\" is not an array index"))?;
+            let i = array_index(last)?;
             match (replace, i.cmp(&a.len())) {
-                (true, std::cmp::Ordering::Less) => a[i] = value,
-                (false, std::cmp::Ordering::Less | std::cmp::Ordering::Equal) => a.insert(i, value),
-                _ => return Err(format!("index {i} is out of bounds")),
+                (true, std::cmp::Ordering::Less) => {
+                    let (old, _) = measure(&a[i]);
+                    budget.spend(old)?;
+                    budget.admit(&value, depth, old)?;
+                    a[i] = value;
+                }
+                (false, std::cmp::Ordering::Less | std::cmp::Ordering::Equal) => {
+                    budget.shifted(a.len() - i)?;
+                    budget.admit(&value, depth, 0)?;
+                    budget.size = budget.size.saturating_add(PatchLimits::VALUE_BYTES);
+                    a.insert(i, value);
+                }
+                _ => return Err(format!("index {i} is out of bounds").into()),
             }
             Ok(())
         }
-        _ => Err("the parent is a scalar".to_owned()),
+        _ => Err(PatchError::Op("the parent is a scalar".to_owned())),
     }
 }
 
 impl PatchOp {
-    fn value(&self) -> std::result::Result<Value, String> {
-        let raw = self.value.as_ref().ok_or_else(|| format!("\"{}\" needs a value", self.op))?;
-        serde_json::from_str(raw.get()).map_err(|e| e.to_string())
+    /// The length of the operation's text (what the default limits are derived from).
+    fn text_len(&self) -> usize {
+        let value = self.value.as_ref().map_or(0, |v| v.get().len());
+        let from = self.from.as_ref().map_or(0, String::len);
+        self.op.len().saturating_add(self.path.len()).saturating_add(value).saturating_add(from).saturating_add(16)
     }
 
-    /// Applies this operation to `target` (RFC 6902).
+    fn value(&self, budget: &mut Budget) -> PatchResult<Value> {
+        let raw = self.value.as_ref().ok_or_else(|| format!("\"{}\" needs a value", crate::coerce::clip(&self.op)))?;
+        budget.spend(raw.get().len())?;
+        serde_json::from_str(raw.get()).map_err(|e| PatchError::Op(e.to_string()))
+    }
+
+    /// Applies this operation to `target` (RFC 6902), within the default [`PatchLimits`] for this
+    /// one operation.
     pub fn apply(&self, target: &mut Value) -> std::result::Result<(), String> {
+        let mut budget = Budget::new(target, self.text_len(), PatchLimits::new());
+        self.apply_within(target, &mut budget).map_err(PatchError::into_message)
+    }
+
+    fn apply_within(&self, target: &mut Value, budget: &mut Budget) -> PatchResult<()> {
         match self.op.as_str() {
-            "add" => add_at(target, &self.path, self.value()?, false),
-            "replace" => add_at(target, &self.path, self.value()?, true),
-            "remove" => remove_at(target, &self.path).map(drop),
+            "add" => add_at(target, &self.path, self.value(budget)?, false, budget),
+            "replace" => add_at(target, &self.path, self.value(budget)?, true, budget),
+            "remove" => remove_at(target, &self.path, budget).map(drop),
             "move" | "copy" => {
                 let from = self.from.as_deref().ok_or_else(|| format!("\"{}\" needs \"from\"", self.op))?;
                 let value = if self.op == "move" {
-                    remove_at(target, from)?
+                    remove_at(target, from, budget)?
                 } else {
-                    resolve_mut(target, &pointer_tokens(from)?)?.clone()
+                    budget.spend(from.len())?;
+                    let source = resolve_mut(target, &pointer_tokens(from)?)?;
+                    // Measured (and refused) before the copy is made.
+                    let (size, height) = measure(source);
+                    budget.spend(size)?;
+                    let depth = pointer_tokens(&self.path)?.len();
+                    budget.check_depth(depth, height)?;
+                    if budget.size.saturating_add(size) > budget.max_size {
+                        return Err(PatchError::Limit(format!(
+                            "the patched document would exceed the patch size limit ({} bytes; PatchLimits::max_size)",
+                            budget.max_size
+                        )));
+                    }
+                    source.clone()
                 };
-                add_at(target, &self.path, value, false)
+                add_at(target, &self.path, value, false, budget)
             }
             "test" => {
-                let expected = self.value()?;
+                let expected = self.value(budget)?;
+                budget.spend(measure(&expected).0)?;
+                budget.spend(self.path.len())?;
                 let actual = resolve_mut(target, &pointer_tokens(&self.path)?)?;
-                if *actual == expected { Ok(()) } else { Err(format!("test failed at \"{}\"", self.path)) }
+                if *actual == expected {
+                    Ok(())
+                } else {
+                    Err(format!("test failed at \"{}\"", crate::coerce::clip(&self.path)).into())
+                }
             }
-            other => Err(format!("unknown patch operation \"{other}\"")),
+            other => Err(format!("unknown patch operation \"{}\"", crate::coerce::clip(other)).into()),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! raw codes compares severity: outcome first, then processing, then task.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 /// What the serializer was doing when it produced a result (`JsonSerializationResult::Tasks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -327,14 +328,162 @@ impl fmt::Display for ResultCode {
     }
 }
 
+/// Where an [`Issue`] happened: a JSON Pointer (`/Components/Component_[1]/Id`, the root is `""`).
+///
+/// The issues of one load share their paths: a path is a link to its last segment, which links to
+/// its parent, so a thousand issues under one long member name hold that name once. The text is
+/// rendered when first asked for ([`as_str`](Self::as_str), [`Display`](fmt::Display), comparisons)
+/// and then kept.
+#[derive(Clone, Default)]
+pub struct IssuePath {
+    node: Option<Arc<PathNode>>,
+    text: OnceLock<Box<str>>,
+}
+
+/// One segment of a shared path and its parent.
+#[derive(Debug)]
+pub(crate) struct PathNode {
+    parent: Option<Arc<PathNode>>,
+    segment: PathSegment,
+}
+
+#[derive(Debug)]
+pub(crate) enum PathSegment {
+    Key(Box<str>),
+    Index(usize),
+}
+
+impl Drop for PathNode {
+    /// Unlinks the chain iteratively: a path as deep as the depth limit allows never recurses.
+    fn drop(&mut self) {
+        let mut next = self.parent.take();
+        while let Some(node) = next {
+            next = match Arc::try_unwrap(node) {
+                Ok(mut node) => node.parent.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
+impl IssuePath {
+    /// The root (`""`).
+    pub fn root() -> IssuePath {
+        IssuePath::default()
+    }
+
+    /// The path one segment below `parent`.
+    pub(crate) fn child(parent: &IssuePath, segment: PathSegment) -> IssuePath {
+        IssuePath { node: Some(Arc::new(PathNode { parent: parent.node.clone(), segment })), text: OnceLock::new() }
+    }
+
+    /// The same path without its rendered text (which a report does not keep for every issue).
+    pub(crate) fn shared(&self) -> IssuePath {
+        match &self.node {
+            Some(node) => IssuePath { node: Some(node.clone()), text: OnceLock::new() },
+            None => self.clone(),
+        }
+    }
+
+    /// The JSON Pointer text (rendered once, then kept).
+    pub fn as_str(&self) -> &str {
+        self.text.get_or_init(|| {
+            let mut segments = Vec::new();
+            let mut node = self.node.as_deref();
+            while let Some(n) = node {
+                segments.push(&n.segment);
+                node = n.parent.as_deref();
+            }
+            let mut out = String::new();
+            for segment in segments.iter().rev() {
+                match segment {
+                    PathSegment::Key(k) => push_pointer_token(&mut out, k),
+                    PathSegment::Index(i) => {
+                        out.push('/');
+                        out.push_str(itoa::Buffer::new().format(*i));
+                    }
+                }
+            }
+            out.into_boxed_str()
+        })
+    }
+
+    /// Whether this is the root (`""`).
+    pub fn is_empty(&self) -> bool {
+        self.as_str().is_empty()
+    }
+}
+
+impl From<&str> for IssuePath {
+    /// A path given as JSON Pointer text.
+    fn from(text: &str) -> Self {
+        IssuePath { node: None, text: OnceLock::from(Box::from(text)) }
+    }
+}
+
+impl From<String> for IssuePath {
+    fn from(text: String) -> Self {
+        IssuePath { node: None, text: OnceLock::from(text.into_boxed_str()) }
+    }
+}
+
+impl From<IssuePath> for String {
+    fn from(path: IssuePath) -> String {
+        path.as_str().to_owned()
+    }
+}
+
+impl fmt::Display for IssuePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for IssuePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for IssuePath {
+    fn eq(&self, other: &IssuePath) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for IssuePath {}
+
+impl PartialEq<str> for IssuePath {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for IssuePath {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for IssuePath {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl std::hash::Hash for IssuePath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
 /// One reported event of a load or store: its result code, where it happened and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
     /// The result code (after the callback, if one replaced it).
     pub result: ResultCode,
-    /// Where: a JSON Pointer on load (`/Components/Component_[1]/Id`, root = `""`), a dotted path
-    /// on store (`a.b.0`, root = `<root>`).
-    pub path: String,
+    /// Where: a JSON Pointer (`/Components/Component_[1]/Id`, root = `""`).
+    pub path: IssuePath,
     /// A human-readable explanation.
     pub message: String,
 }
@@ -348,23 +497,30 @@ impl Issue {
 
 impl fmt::Display for Issue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() { "(root)" } else { &self.path };
+        let path = if self.path.is_empty() { "(root)" } else { self.path.as_str() };
         write!(f, "{path}: {} ({}): {}", self.result.outcome(), self.result.processing(), self.message)
     }
 }
 
-/// The result of a load or store: the combined [`ResultCode`] and every issue, in document order.
+/// The result of a load: the combined [`ResultCode`] and its issues, in document order.
 ///
 /// Issues are the events O3DE reports with a non-Success outcome at a single value: unknown fields
 /// (Skipped), explicit defaults (DefaultsUsed), partially loaded values (PartialDefaults), values that
 /// could not be converted (Unsupported) and dropped container entries (Unavailable). Aggregate
 /// results (a class with some fields absent is PartialDefaults) only enter [`Report::result`].
+///
+/// A report keeps at most [`Options::max_issues`](crate::Options::max_issues) issues
+/// ([`DEFAULT_MAX_ISSUES`](crate::DEFAULT_MAX_ISSUES) by default): the first ones met. The rest
+/// still count in [`result`](Self::result) (and a callback still sees each of them); how many
+/// were left out is [`omitted`](Self::omitted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The combined result of the whole operation.
+    /// The combined result of the whole operation (over every issue, kept or not).
     pub result: ResultCode,
-    /// Every issue, in the order it was met.
+    /// The issues, in the order they were met (at most the cap of the load).
     pub issues: Vec<Issue>,
+    /// How many issues were met beyond the cap and left out of [`issues`](Self::issues).
+    pub omitted: usize,
 }
 
 impl Report {
@@ -382,6 +538,12 @@ impl Report {
     pub fn is_complete(&self) -> bool {
         self.result.processing() == Processing::Completed
     }
+
+    /// How many issues the load met: those kept in [`issues`](Self::issues) and those
+    /// [`omitted`](Self::omitted).
+    pub fn total_issues(&self) -> usize {
+        self.issues.len().saturating_add(self.omitted)
+    }
 }
 
 impl fmt::Display for Report {
@@ -389,6 +551,9 @@ impl fmt::Display for Report {
         write!(f, "{}", self.result)?;
         for issue in &self.issues {
             write!(f, "\n  {issue}")?;
+        }
+        if self.omitted > 0 {
+            write!(f, "\n  ... and {} more issues (the report keeps the first {})", self.omitted, self.issues.len())?;
         }
         Ok(())
     }

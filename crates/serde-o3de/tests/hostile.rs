@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
-use serde_o3de::prefab::Prefab;
-use serde_o3de::{Color, Options, Quaternion, Uuid, Vector3};
+use serde_o3de::Report;
+use serde_o3de::prefab::{Instance, PatchLimits, Prefab};
+use serde_o3de::{Category, Color, Options, Outcome, Quaternion, Uuid, Vector3};
 use testkit::depth::{self, MILLION};
 use testkit::hostile::ByteValues;
 
@@ -168,8 +169,16 @@ fn documents_full_of_unloadable_values_stay_bounded() {
     let started = Instant::now();
     let (v, report) = Options::new().load_str::<Vec<i32>>(&format!("[{elements}, 7]")).unwrap();
     assert_eq!(v, [7]);
-    assert_eq!(report.issues.len(), 50_000);
+    // The report keeps the first issues and counts the rest.
+    assert_eq!(report.total_issues(), 50_000);
+    assert_eq!(report.issues.len(), serde_o3de::DEFAULT_MAX_ISSUES);
+    assert_eq!(report.omitted, 50_000 - serde_o3de::DEFAULT_MAX_ISSUES);
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    // A higher cap keeps them all.
+    let (_, report) = Options::new().max_issues(usize::MAX).load_str::<Vec<i32>>(&format!("[{elements}, 7]")).unwrap();
+    assert_eq!(report.issues.len(), 50_000);
+    assert_eq!(report.omitted, 0);
+    assert_eq!(report.issues[49_999].path, "/49999");
 }
 
 #[test]
@@ -180,4 +189,252 @@ fn trailing_bytes_are_rejected() {
     let mut de = serde_o3de::Deserializer::from_str("1 2");
     let _: i32 = Deserialize::deserialize(&mut de).unwrap();
     assert!(de.end().is_err());
+}
+
+// ---- issue 12: hostile input, round 2 -------------------------------------------------------------
+
+/// `{"int":123,"int":123,...}`: 8000 duplicates of one member in 80 KB (each duplicate rescanned
+/// the object, ~4 s).
+fn duplicate_flood(count: usize) -> String {
+    let mut text = String::from("{");
+    for i in 0..count {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(if i + 1 == count { r#""int":456"# } else { r#""int":123"# });
+    }
+    text.push('}');
+    text
+}
+
+#[test]
+fn duplicate_member_names_are_linear() {
+    let text = duplicate_flood(8000);
+    assert!(text.len() >= 79_000);
+    let started = Instant::now();
+    // The last duplicate wins (O3DE loads every occurrence over the previous one).
+    let typed: Typed = serde_o3de::from_str(&text).unwrap();
+    assert_eq!(typed.int, 456);
+    let (typed, report) = Options::new().load_str::<Typed>(&text).unwrap();
+    assert_eq!(typed.int, 456);
+    assert!(report.issues.is_empty(), "{report}");
+    let value: Value = serde_o3de::from_str(&text).unwrap();
+    assert_eq!(value["int"], 456);
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    // Work grows linearly with the number of duplicates.
+    testkit::scaling::Case::new("o3de: duplicate member names", |n| duplicate_flood(n / 10).into_bytes())
+        .size(64 * 1024)
+        .run(|input| serde_o3de::from_slice::<Typed>(input).map(|t| t.int));
+    // Duplicates of several fields, in several objects, at several depths: the last of each wins.
+    let text = r#"{"int": 1, "Name": "a", "int": 2, "child": {"int": 5, "INT": 6}, "name": "b", "child": {"int": 7, "Int": 8, "int": 9}}"#;
+    let typed: Typed = serde_o3de::from_str(text).unwrap();
+    assert_eq!((typed.int, typed.name.as_str(), typed.child.map(|c| c.int)), (2, "b", Some(9)));
+}
+
+#[test]
+fn field_lookups_in_wide_structs_are_linear() {
+    // More fields than are searched one by one: the names go through an index, case-insensitively,
+    // the first matching field winning as before.
+    #[derive(Debug, Default, Deserialize, PartialEq)]
+    #[serde(default)]
+    struct Wide {
+        f00: i32,
+        f01: i32,
+        f02: i32,
+        f03: i32,
+        f04: i32,
+        f05: i32,
+        f06: i32,
+        f07: i32,
+        f08: i32,
+        f09: i32,
+        f10: i32,
+        f11: i32,
+        f12: i32,
+        f13: i32,
+        f14: i32,
+        f15: i32,
+        f16: i32,
+        f17: i32,
+        f18: i32,
+        f19: i32,
+        f20: i32,
+        f21: i32,
+        f22: i32,
+        f23: i32,
+        f24: i32,
+        f25: i32,
+        f26: i32,
+        f27: i32,
+        f28: i32,
+        f29: i32,
+        #[serde(rename = "Mixed")]
+        mixed_upper: i32,
+        #[serde(rename = "mixed")]
+        mixed_lower: i32,
+    }
+    let (wide, report) =
+        Options::new().load_str::<Wide>(r#"{"F29": 1, "f00": 2, "mixed": 3, "MIXED": 4, "f30": 5}"#).unwrap();
+    assert_eq!((wide.f29, wide.f00, wide.mixed_lower, wide.mixed_upper), (1, 2, 3, 4));
+    assert_eq!(report.issues.len(), 1, "{report}");
+    assert_eq!(report.issues[0].path, "/f30");
+    // Many unknown members (each a lookup) and many duplicates of the last field.
+    testkit::scaling::Case::new("o3de: wide struct, unknown members", |n| {
+        let mut text = String::from("{");
+        let mut i = 0;
+        while text.len() < n {
+            text.push_str(&format!("\"unknown_{i}\":1,\"F29\":{i},"));
+            i += 1;
+        }
+        text.push_str("\"f29\":0}");
+        text.into_bytes()
+    })
+    .size(64 * 1024)
+    .run(|input| serde_o3de::from_slice::<Wide>(input).map(|w| w.f29));
+}
+
+/// `{"<61 KB key>": [[], [], ...]}`: an issue per element, each under the long key (every issue
+/// stored its own rendered path: 352 MiB of report for 122 KB).
+fn long_path_report_document() -> String {
+    let key = "k".repeat(61_000);
+    let elements = vec!["[]"; 20_000].join(",");
+    format!("{{\"{key}\": [{elements}]}}")
+}
+
+#[test]
+fn load_report_paths_are_shared_and_the_issue_count_capped() {
+    let text = long_path_report_document();
+    assert!(text.len() >= 121_000);
+    let bound = testkit::scaling::default_heap_bound(text.len());
+    let ((map, report), stats) =
+        testkit::alloc::measure(|| Options::new().load_str::<BTreeMap<String, Vec<i32>>>(&text).unwrap());
+    assert!(stats.peak <= bound, "peak heap {} for {} bytes (bound {bound})", stats.peak, text.len());
+    assert_eq!(map.values().next().map(Vec::len), Some(0));
+    assert_eq!(report.outcome(), Outcome::Unsupported);
+    // The first issues are kept, the rest counted, and Display says so.
+    assert_eq!(report.issues.len(), serde_o3de::DEFAULT_MAX_ISSUES);
+    assert_eq!(report.omitted, 20_000 - serde_o3de::DEFAULT_MAX_ISSUES);
+    assert_eq!(report.total_issues(), 20_000);
+    let key = "k".repeat(61_000);
+    assert_eq!(report.issues[0].path, format!("/{key}/0"));
+    assert_eq!(report.issues[9_999].path.as_str(), format!("/{key}/9999"));
+    let shown = format!("{}", Report { issues: report.issues[..2].to_vec(), ..report.clone() });
+    assert!(
+        shown.ends_with("... and 10000 more issues (the report keeps the first 2)"),
+        "{}",
+        &shown[shown.len() - 80..]
+    );
+    // The cap is configurable, down to none.
+    let (_, report) = Options::new().max_issues(3).load_str::<BTreeMap<String, Vec<i32>>>(&text).unwrap();
+    assert_eq!((report.issues.len(), report.omitted), (3, 19_997));
+    let (_, report) = Options::new().max_issues(0).load_str::<BTreeMap<String, Vec<i32>>>(&text).unwrap();
+    assert_eq!((report.issues.len(), report.omitted, report.outcome()), (0, 20_000, Outcome::Unsupported));
+    // A callback still sees every issue.
+    let mut seen = 0;
+    let (_, report) = Options::new()
+        .max_issues(10)
+        .load_str_with::<BTreeMap<String, Vec<i32>>>(&text, |issue| {
+            seen += 1;
+            issue.result
+        })
+        .unwrap();
+    assert_eq!((seen, report.issues.len(), report.omitted), (20_000, 10, 19_990));
+    // The one-pass deserializer caps too.
+    let mut de = serde_o3de::Deserializer::from_str(&text);
+    de.max_issues(5);
+    let _ = BTreeMap::<String, Vec<i32>>::deserialize(&mut de).unwrap();
+    assert_eq!((de.report().issues.len(), de.report().omitted), (5, 19_995));
+}
+
+/// Patches that each copy the array `/a` into itself (about a kilobyte for 23 of them, which
+/// asked for 892 MiB).
+fn doubling_patch_set(count: usize) -> String {
+    let op = r#"{"op":"copy","from":"/a","path":"/a/-"}"#;
+    format!(r#"{{"Source":"Prefabs/Doubling.prefab","Patches":[{}]}}"#, vec![op; count].join(","))
+}
+
+#[test]
+fn patch_application_has_a_size_and_work_budget() {
+    let text = doubling_patch_set(23);
+    assert!(text.len() <= 1000, "{}", text.len());
+    let instance: Instance = serde_o3de::from_str(&text).unwrap();
+    let (r, stats) = testkit::alloc::measure(|| {
+        let mut doc = serde_json::json!({"a": [0]});
+        instance.apply_patches(&mut doc)
+    });
+    let err = r.unwrap_err();
+    assert_eq!(err.category(), Category::Limit);
+    assert!(err.is_limit());
+    assert!(err.to_string().contains("PatchLimits::max_size"), "{err}");
+    assert!(stats.peak <= 8 << 20, "peak heap {}", stats.peak);
+    // Below the budget the patches apply; a smaller budget refuses them.
+    let few: Instance = serde_o3de::from_str(&doubling_patch_set(3)).unwrap();
+    let mut doc = serde_json::json!({"a": [0]});
+    few.apply_patches(&mut doc).unwrap();
+    assert_eq!(doc.to_string(), "{\"a\":[0,[0],[0,[0]],[0,[0],[0,[0]]]]}");
+    let mut doc = serde_json::json!({"a": [0]});
+    let err = few.apply_patches_with(&mut doc, PatchLimits::new().max_size(200)).unwrap_err();
+    assert!(err.to_string().starts_with("patch "), "{err}");
+    assert!(err.to_string().contains("max_size"), "{err}");
+
+    // Inserts at the front of a long array: the work is counted, not only the size.
+    let op = r#"{"op": "add", "path": "/a/0", "value": 1}"#;
+    let inserts: Instance = serde_o3de::from_str(&format!(r#"{{"Patches": [{}]}}"#, vec![op; 2000].join(","))).unwrap();
+    let mut doc = serde_json::json!({"a": vec![0; 100_000]});
+    let err = inserts.apply_patches(&mut doc).unwrap_err();
+    assert!(err.to_string().contains("PatchLimits::max_work"), "{err}");
+    let mut doc = serde_json::json!({"a": vec![0; 100_000]});
+    inserts.apply_patches_with(&mut doc, PatchLimits::new().max_work(usize::MAX)).unwrap();
+    assert_eq!(doc["a"].as_array().map(Vec::len), Some(102_000));
+
+    // Depth: a copy of a deep value into its own innermost array would nest 129 levels deep.
+    let deep = format!("{}{}", "[".repeat(64), "]".repeat(64));
+    let inner = "/0".repeat(63);
+    let deepening: Instance = serde_o3de::from_str(&format!(
+        r#"{{"Patches": [{{"op": "add", "path": "/d", "value": {deep}}}, {{"op": "copy", "from": "/d", "path": "/d{inner}/0"}}]}}"#
+    ))
+    .unwrap();
+    let mut doc = serde_json::json!({});
+    let err = deepening.apply_patches(&mut doc).unwrap_err();
+    assert!(err.to_string().starts_with("patch 1:"), "{err}");
+    assert!(err.to_string().contains("PatchLimits::max_depth"), "{err}");
+    let mut doc = serde_json::json!({});
+    let err = deepening.apply_patches_with(&mut doc, PatchLimits::new().max_depth(8)).unwrap_err();
+    assert!(err.to_string().starts_with("patch 0:"), "{err}");
+    let mut doc = serde_json::json!({});
+    deepening.apply_patches_with(&mut doc, PatchLimits::new().max_depth(129)).unwrap();
+}
+
+#[test]
+fn patches_follow_rfc_6902() {
+    let patches = r#"{"Source": "a.prefab", "Patches": [
+        {"op": "add", "path": "/list/1", "value": "b"},
+        {"op": "add", "path": "/list/-", "value": "d"},
+        {"op": "replace", "path": "/name", "value": "new"},
+        {"op": "remove", "path": "/gone"},
+        {"op": "move", "from": "/list/0", "path": "/first"},
+        {"op": "copy", "from": "/obj", "path": "/obj2"},
+        {"op": "add", "path": "/obj/a~1b", "value": 1},
+        {"op": "test", "path": "/obj2/x", "value": [1, 2]}
+    ]}"#;
+    let instance: Instance = serde_o3de::from_str(patches).unwrap();
+    let mut doc = serde_json::json!({"list": ["a", "c"], "name": "old", "gone": 1, "obj": {"x": [1, 2]}});
+    instance.apply_patches(&mut doc).unwrap();
+    assert_eq!(
+        doc,
+        serde_json::json!({"list": ["b", "c", "d"], "name": "new", "first": "a", "obj": {"x": [1, 2], "a/b": 1}, "obj2": {"x": [1, 2]}})
+    );
+    for (bad, why) in [
+        (r#"{"op": "remove", "path": "/nope"}"#, "no member"),
+        (r#"{"op": "add", "path": "/list/9", "value": 1}"#, "out of bounds"),
+        (r#"{"op": "add", "path": "/list/01", "value": 1}"#, "not an array index"),
+        (r#"{"op": "test", "path": "/name", "value": "other"}"#, "test failed"),
+        (r#"{"op": "frobnicate", "path": ""}"#, "unknown patch operation"),
+        (r#"{"op": "replace", "path": "/missing", "value": 1}"#, "to replace"),
+    ] {
+        let instance: Instance = serde_o3de::from_str(&format!(r#"{{"Patches": [{bad}]}}"#)).unwrap();
+        let err = instance.apply_patches(&mut doc.clone()).unwrap_err();
+        assert_eq!(err.outcome(), Some(Outcome::Invalid), "{bad}");
+        assert!(err.to_string().contains(why), "{bad}: {err}");
+    }
 }
