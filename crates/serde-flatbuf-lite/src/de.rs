@@ -388,8 +388,13 @@ enum Place {
     Elem { inline: usize, offset: usize },
     /// A union's table, through the uoffset at `pos`.
     Union { pos: usize },
-    /// A map entry without a value.
+    /// An absent field of a map entry (key or value): reads as its default, as in the official
+    /// libraries (builders leave out default scalars, keys included).
     Absent,
+    /// The first element of an empty vector at `at`, decoded only to learn the element type's
+    /// alignment (the official verifier checks it whatever the length): a misaligned scalar fails with
+    /// `Misaligned`, anything else with `probe_done`.
+    Probe { at: usize },
 }
 
 /// Decodes one value at its [`Place`].
@@ -411,7 +416,9 @@ impl<'de> ValueDe<'_, 'de> {
             }
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
-            Place::Absent => Err(absent_value()),
+            Place::Absent => Ok([0; N]),
+            Place::Probe { at } if at % N.min(8) != 0 => Err(crate::layout::misaligned(at, N.min(8))),
+            Place::Probe { .. } => Err(probe_done()),
         }
     }
 
@@ -423,6 +430,7 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Elem { offset, .. } => Ok(offset),
             Place::Root => Err(root_must_be_table()),
             Place::Absent => Err(absent_value()),
+            Place::Probe { .. } => Err(probe_done()),
         }
     }
 
@@ -445,6 +453,7 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
             Place::Absent => Err(absent_value()),
+            Place::Probe { .. } => Err(probe_done()),
         }
     }
 
@@ -469,9 +478,15 @@ fn union_member() -> Error {
     Error::unsupported("union members are tables: decode them into structs with named fields")
 }
 
+/// The end of an alignment probe ([`Place::Probe`]) that found nothing wrong.
+#[cold]
+fn probe_done() -> Error {
+    Error::new(ErrorKind::Message, "alignment probe of an empty vector")
+}
+
 #[cold]
 fn absent_value() -> Error {
-    Error::new(ErrorKind::Message, "map entry without a value")
+    Error::new(ErrorKind::Message, "absent map entry field: only scalars, strings, vectors and options have a default")
 }
 
 macro_rules! scalar_methods {
@@ -529,6 +544,9 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        if let Place::Absent = self.place {
+            return visitor.visit_borrowed_str("");
+        }
         let pos = self.offset_pos()?;
         let s = self.d.string(pos)?;
         self.done_offset();
@@ -543,6 +561,9 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if let Place::Elem { .. } = self.place {
             return Err(Error::unsupported("vectors of vectors"));
+        }
+        if let Place::Absent = self.place {
+            return visitor.visit_borrowed_bytes(&[]);
         }
         let pos = self.offset_pos()?;
         let (start, len) = self.d.byte_vector(pos)?;
@@ -580,6 +601,14 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             (DEPRECATED, _) => visitor.visit_unit(),
             (UNION_TYPE, Place::Field { pos, slot, table }) => {
                 let [ty] = read_array::<1>(self.d.buf, pos)?;
+                // Like the official verifier: a union whose type is set must have its value.
+                if ty != 0 && Table::open(self.d.buf, table)?.field(self.d.buf, slot + 1).is_none() {
+                    return Err(Error::at(
+                        ErrorKind::InconsistentUnion,
+                        pos,
+                        format!("union type {ty} in slot {slot} without a value in slot {}", slot + 1),
+                    ));
+                }
                 self.d.pending_union = Some((table, slot, ty));
                 visitor.visit_unit()
             }
@@ -597,7 +626,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             Place::Elem { .. } => Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
-            Place::Absent => Err(absent_value()),
+            Place::Absent => visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(std::iter::empty::<()>())),
+            Place::Probe { .. } => Err(probe_done()),
         }
     }
 
@@ -823,6 +853,17 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
     #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.i == self.count {
+            if self.count == 0 && self.area % 8 != 0 && self.stride == 0 {
+                // An empty vector still has its element type's alignment (the official verifier checks
+                // it): decode a phantom first element that only checks where it would start.
+                self.stride = 1;
+                let probe = seed.deserialize(ValueDe { d: self.d, place: Place::Probe { at: self.area } });
+                if let Err(e) = probe {
+                    if e.kind() == ErrorKind::Misaligned {
+                        return Err(e);
+                    }
+                }
+            }
             return Ok(None);
         }
         let i = self.i;
@@ -1016,12 +1057,14 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         let pos = follow(self.d.buf, self.area + 4 * self.i)?;
         self.i += 1;
         let table = self.d.enter_table(pos)?;
-        let Some(key_pos) = table.field(self.d.buf, 0) else {
-            return Err(Error::at(ErrorKind::InvalidValue, pos, "map entry without a key"));
+        // An absent key is the key type's default: the official builders leave out default scalars.
+        let key_place = match table.field(self.d.buf, 0) {
+            Some(key_pos) => Place::Field { pos: key_pos, slot: 0, table: pos },
+            None => Place::Absent,
         };
         let value_pos = table.field(self.d.buf, 1);
         self.entry = Some((table, value_pos));
-        seed.deserialize(ValueDe { d: self.d, place: Place::Field { pos: key_pos, slot: 0, table: pos } }).map(Some)
+        seed.deserialize(ValueDe { d: self.d, place: key_place }).map(Some)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {

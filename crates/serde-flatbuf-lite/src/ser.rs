@@ -66,8 +66,9 @@ pub struct Serializer {
 enum Place {
     /// The root: must be a table.
     Root,
-    /// A table field; `union_type` is the slot of a `UnionType` placeholder right before it.
-    Field { slot: u16, union_type: Option<u16> },
+    /// A table field; `union_type` is the slot of a `UnionType` placeholder right before it; `optional`
+    /// when the value came through `Some` (a FlatBuffers optional scalar: written even when zero).
+    Field { slot: u16, union_type: Option<u16>, optional: bool },
     /// The value of a union field: a table whose offset goes in `slot`, variant number in `type_slot`.
     Union { slot: u16, type_slot: u16, variant: u8 },
     /// The key of a map entry (slot 0 of the entry table), remembered for sorting.
@@ -265,8 +266,8 @@ impl Serializer {
     #[inline]
     fn scalar(&mut self, place: Place, bits: u64, size: u8, key: i128) -> Result<Mark> {
         match place {
-            Place::Field { slot, .. } => {
-                if !(self.opts.omit_zero_scalars && bits == 0) {
+            Place::Field { slot, optional, .. } => {
+                if optional || !(self.opts.omit_zero_scalars && bits == 0) {
                     self.push_field(slot, u32::from(size), size, FieldValue::Scalar(bits));
                 }
                 Ok(Mark::Done)
@@ -524,7 +525,13 @@ impl<'a> ser::Serializer for ValueSer<'a> {
 
     #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Mark> {
-        value.serialize(self)
+        match self.place {
+            // `Some(0)` is an optional scalar that is present: never left out as a zero.
+            Place::Field { slot, union_type, .. } => {
+                value.serialize(ValueSer { s: self.s, place: Place::Field { slot, union_type, optional: true } })
+            }
+            _ => value.serialize(self),
+        }
     }
 
     fn serialize_unit(self) -> Result<Mark> {
@@ -658,7 +665,7 @@ impl<'a> ser::Serializer for ValueSer<'a> {
 /// The place of a union's table, given the place of the union field.
 fn union_place(place: Place, name: &str, variant_index: u32, variant: &str) -> Result<Place> {
     match place {
-        Place::Field { slot, union_type: Some(type_slot) } => {
+        Place::Field { slot, union_type: Some(type_slot), .. } => {
             if type_slot.checked_add(1) != Some(slot) {
                 return Err(Error::unsupported(format!(
                     "union `{name}` in slot {slot}: its `UnionType` placeholder is in slot {type_slot}, not {}",
@@ -769,7 +776,8 @@ impl ser::SerializeStruct for TableSer<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
         let slot = self.slot(key)?;
         let union_type = self.union_type.take();
-        let mark = value.serialize(ValueSer { s: self.s, place: Place::Field { slot, union_type } })?;
+        let mark =
+            value.serialize(ValueSer { s: self.s, place: Place::Field { slot, union_type, optional: false } })?;
         if mark == Mark::UnionType {
             self.union_type = Some(slot);
         }
@@ -1192,7 +1200,7 @@ impl ser::SerializeMap for MapSer<'_> {
     }
 
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(ValueSer { s: self.s, place: Place::Field { slot: 1, union_type: None } })?;
+        value.serialize(ValueSer { s: self.s, place: Place::Field { slot: 1, union_type: None, optional: false } })?;
         let dist = self.s.close_table(self.entry.0, self.entry.1)?;
         self.s.offsets.push(dist);
         Ok(())
