@@ -220,7 +220,8 @@ impl<'de> Deserializer<'de> {
             T::PackedByteArray => visitor.visit_borrowed_bytes(decode::packed_bytes(&mut self.r, self.opts.max_len)?),
             T::PackedStringArray => {
                 let count = decode::packed_string_count(&mut self.r, self.opts.max_len)?;
-                let mut access = PackedStrings { de: self, remaining: count };
+                let hint = self.r.prealloc(count, 4);
+                let mut access = PackedStrings { de: self, remaining: count, hint };
                 let value = visitor.visit_seq(&mut access)?;
                 access.finish()?;
                 Ok(value)
@@ -278,7 +279,9 @@ impl<'de> Deserializer<'de> {
             // Every element sits one level down: check once for all of them.
             self.check_depth()?;
         }
-        let mut access = Elements { de: self, remaining: count };
+        // Every element takes at least 4 bytes.
+        let hint = self.r.prealloc(count, 4);
+        let mut access = Elements { de: self, remaining: count, hint };
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
@@ -296,7 +299,9 @@ impl<'de> Deserializer<'de> {
         if count > 0 {
             self.check_depth()?;
         }
-        let mut access = Entries { de: self, remaining: count };
+        // Every entry takes at least 8 bytes.
+        let hint = self.r.prealloc(count, 8);
+        let mut access = Entries { de: self, remaining: count, hint };
         let value = visitor.visit_map(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
@@ -319,7 +324,9 @@ impl<'de> Deserializer<'de> {
         }
         let count = (self.r.u32()? as i32).max(0) as usize;
         self.depth += 1;
-        let mut access = FullObjectParts { de: self, class: Some(class), count, remaining: count, step: 0 };
+        // A property is a name (at least 4 bytes) and a value (at least 4).
+        let hint = self.r.prealloc(count, 8);
+        let mut access = FullObjectParts { de: self, class: Some(class), hint, remaining: count, step: 0 };
         let value = if as_seq { visitor.visit_seq(&mut access) } else { visitor.visit_map(&mut access) };
         let done = access.remaining == 0 && access.step == 2;
         self.depth -= 1;
@@ -700,6 +707,8 @@ fn fail<T>(e: Error) -> Result<T> {
 struct Elements<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     remaining: usize,
+    /// How many elements a visitor may reserve room for (`Reader::prealloc`).
+    hint: usize,
 }
 
 impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
@@ -715,8 +724,8 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        // Every element takes at least 4 bytes: never promise more than the input can hold.
-        Some(self.remaining.min(self.de.r.remaining() / 4))
+        // Never more than the input can hold, nested containers included.
+        Some(self.remaining.min(self.hint))
     }
 }
 
@@ -724,6 +733,8 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
 struct Entries<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     remaining: usize,
+    /// How many entries a visitor may reserve room for (`Reader::prealloc`).
+    hint: usize,
 }
 
 impl<'de> MapAccess<'de> for Entries<'_, 'de> {
@@ -744,7 +755,7 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.remaining.min(self.de.r.remaining() / 8))
+        Some(self.remaining.min(self.hint))
     }
 }
 
@@ -752,6 +763,8 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
 struct PackedStrings<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     remaining: usize,
+    /// How many strings a visitor may reserve room for (`Reader::prealloc`).
+    hint: usize,
 }
 
 impl PackedStrings<'_, '_> {
@@ -776,7 +789,7 @@ impl<'de> SeqAccess<'de> for PackedStrings<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.remaining.min(self.de.r.remaining() / 4))
+        Some(self.remaining.min(self.hint))
     }
 }
 
@@ -948,7 +961,8 @@ impl<'de> SeqAccess<'de> for NodePathParts {
 struct FullObjectParts<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     class: Option<&'de str>,
-    count: usize,
+    /// How many properties a visitor may reserve room for (`Reader::prealloc`).
+    hint: usize,
     remaining: usize,
     step: u8,
 }
@@ -959,7 +973,7 @@ impl<'de> FullObjectParts<'_, 'de> {
         match self.class.take() {
             Some(class) => seed.deserialize(BorrowedStrDeserializer::new(class)),
             None => {
-                let props = Properties { de: &mut *self.de, remaining: &mut self.remaining };
+                let props = Properties { de: &mut *self.de, remaining: &mut self.remaining, hint: self.hint };
                 seed.deserialize(props)
             }
         }
@@ -994,7 +1008,6 @@ impl<'de> MapAccess<'de> for FullObjectParts<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        let _ = self.count;
         Some(2 - self.step as usize)
     }
 }
@@ -1003,6 +1016,7 @@ impl<'de> MapAccess<'de> for FullObjectParts<'_, 'de> {
 struct Properties<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     remaining: &'a mut usize,
+    hint: usize,
 }
 
 impl<'de> de::Deserializer<'de> for Properties<'_, 'de> {
@@ -1035,7 +1049,7 @@ impl<'de> SeqAccess<'de> for Properties<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some((*self.remaining).min(self.de.r.remaining() / 8))
+        Some((*self.remaining).min(self.hint))
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::{Options, Version};
 use crate::types::{PackedElement, narrow_reals, packed_vec};
-use crate::variant::{DictBuilder, FullObject, Object};
+use crate::variant::{DictBuilder, FullObject, KeyHasher, Object, leaf_hash, object_hasher, property_hash};
 use crate::wire::{self, FLAG_64, FLAG_OBJECT_AS_ID, NODE_PATH_NEW_FORMAT, Reader, WireContainerType};
 use crate::{
     Aabb, Array, Basis, Color, ContainerType, Dictionary, NodePath, ObjectId, PackedByteArray, PackedColorArray,
@@ -71,15 +71,80 @@ fn need(r: &Reader<'_>, size: usize) -> Result<()> {
 
 /// Decodes one Variant at `depth` (the top-level value is depth 0).
 pub(crate) fn decode(r: &mut Reader<'_>, opts: &Options, depth: usize) -> Result<Variant> {
+    decode_hashed::<Plain>(r, opts, depth, &mut ())
+}
+
+/// Whether a decode also builds the Dictionary-key hash of what it decodes.
+pub(crate) trait KeyMode {
+    /// Whether it does.
+    const HASHED: bool;
+    /// `u64` if it does, `()` if not. (Passed out through a `&mut`: a `(Variant, u64)` result
+    /// is assembled through the stack with store-forwarding stalls, 20 % slower.)
+    type Hash: Copy;
+    fn hash(hash: u64) -> Self::Hash;
+    fn get(hash: Self::Hash) -> u64;
+}
+
+/// Decoding a value: no hash.
+pub(crate) struct Plain;
+
+impl KeyMode for Plain {
+    const HASHED: bool = false;
+    type Hash = ();
+    #[inline(always)]
+    fn hash(_: u64) {}
+    #[inline(always)]
+    fn get((): ()) -> u64 {
+        0
+    }
+}
+
+/// Decoding a Dictionary key or something inside one: with its hash.
+pub(crate) struct Keyed;
+
+impl KeyMode for Keyed {
+    const HASHED: bool = true;
+    type Hash = u64;
+    #[inline(always)]
+    fn hash(hash: u64) -> u64 {
+        hash
+    }
+    #[inline(always)]
+    fn get(hash: u64) -> u64 {
+        hash
+    }
+}
+
+/// Decodes one Variant at `depth` and, when `M` is [`Keyed`], stores its Dictionary-key hash
+/// ([`key_hash`](crate::variant::key_hash)) in `hash`, built bottom-up from its parts' hashes so
+/// that each byte is hashed once. Dictionary keys, and everything inside them, are decoded
+/// [`Keyed`].
+pub(crate) fn decode_hashed<M: KeyMode>(
+    r: &mut Reader<'_>,
+    opts: &Options,
+    depth: usize,
+    hash: &mut M::Hash,
+) -> Result<Variant> {
     let start = r.pos();
     if depth > opts.max_depth {
         return Err(Error::at(ErrorKind::DepthLimit(opts.max_depth), start));
     }
     let (ty, header) = header(r, opts.version)?;
-    decode_payload(r, opts, depth, ty, header).map_err(|e| e.or_at(start))
+    let value = match ty {
+        VariantType::Dictionary => dictionary::<M>(r, opts, depth, header, hash),
+        VariantType::Array => array::<M>(r, opts, depth, header, hash),
+        VariantType::Object => object::<M>(r, opts, depth, header, hash),
+        _ => decode_payload(r, opts, ty, header).inspect(|v| {
+            if M::HASHED {
+                *hash = M::hash(leaf_hash(v));
+            }
+        }),
+    };
+    value.map_err(|e| e.or_at(start))
 }
 
-fn decode_payload(r: &mut Reader<'_>, opts: &Options, depth: usize, ty: VariantType, header: u32) -> Result<Variant> {
+/// The payload of anything but a container (Dictionary, Array, Object).
+fn decode_payload(r: &mut Reader<'_>, opts: &Options, ty: VariantType, header: u32) -> Result<Variant> {
     use VariantType as T;
     let godot4 = opts.version == Version::Godot4;
     let wide = wire::real_is_64(header, opts.version);
@@ -123,14 +188,12 @@ fn decode_payload(r: &mut Reader<'_>, opts: &Options, depth: usize, ty: VariantT
         T::StringName => Variant::StringName(StringName(reals.r.str(opts.max_len)?.to_owned())),
         T::NodePath => Variant::from(node_path(reals.r, opts.max_len)?),
         T::Rid => Variant::Rid(Rid(if godot4 { reals.r.u64()? } else { 0 })),
-        T::Object => Variant::Object(object(reals.r, opts, depth, header)?),
         T::Callable => Variant::Callable,
         T::Signal => {
             let name = StringName(reals.r.str(opts.max_len)?.to_owned());
             Variant::from(Signal { name, object: ObjectId(reals.r.u64()?) })
         }
-        T::Dictionary => Variant::from(dictionary(reals.r, opts, depth, header)?),
-        T::Array => Variant::from(array(reals.r, opts, depth, header)?),
+        T::Dictionary | T::Array | T::Object => unreachable!("containers are decoded by decode_hashed"),
         T::PackedByteArray => Variant::PackedByteArray(PackedByteArray(packed_bytes(reals.r, opts.max_len)?.to_vec())),
         T::PackedStringArray => Variant::PackedStringArray(PackedStringArray(packed_strings(reals.r, opts.max_len)?)),
         T::PackedInt32Array => Variant::PackedInt32Array(PackedInt32Array(packed(reals.r, opts, ty, header)?)),
@@ -160,6 +223,9 @@ pub(crate) fn node_path(r: &mut Reader<'_>, max_len: usize) -> Result<NodePath> 
         subnames = subnames.wrapping_add(1);
     }
     let total = names.wrapping_add(subnames);
+    if total as usize > max_len {
+        return Err(Error::at(ErrorKind::LengthLimit { len: u64::from(total), limit: max_len }, at));
+    }
     let mut path = NodePath { absolute: flags & 1 != 0, ..NodePath::default() };
     for i in 0..total {
         let s = r.str(max_len)?.to_owned();
@@ -168,28 +234,50 @@ pub(crate) fn node_path(r: &mut Reader<'_>, max_len: usize) -> Result<NodePath> 
     Ok(path)
 }
 
-fn object(r: &mut Reader<'_>, opts: &Options, depth: usize, header: u32) -> Result<Object> {
+fn object<M: KeyMode>(
+    r: &mut Reader<'_>,
+    opts: &Options,
+    depth: usize,
+    header: u32,
+    hash_out: &mut M::Hash,
+) -> Result<Variant> {
+    let mut leaf = |object| {
+        let value = Variant::Object(object);
+        if M::HASHED {
+            *hash_out = M::hash(leaf_hash(&value));
+        }
+        Ok(value)
+    };
     if header & FLAG_OBJECT_AS_ID != 0 {
         let id = r.u64()?;
-        return Ok(if id == 0 { Object::Null } else { Object::Id(ObjectId(id)) });
+        return leaf(if id == 0 { Object::Null } else { Object::Id(ObjectId(id)) });
     }
     if !opts.full_objects {
         return Err(r.err(ErrorKind::FullObjectsDisabled));
     }
     let class = r.str(opts.max_len)?;
     if class.is_empty() {
-        return Ok(Object::Null);
+        return leaf(Object::Null);
     }
     let class = class.to_owned();
     // The engine loops `for (int i = 0; i < count; i++)`: a negative count is no properties.
     let count = (r.u32()? as i32).max(0) as usize;
-    let mut properties = Vec::with_capacity(count.min(r.remaining() / 8));
+    // A property is a name (at least 4 bytes) and a value (at least 4).
+    let mut properties = Vec::with_capacity(r.prealloc(count, 8));
+    let mut hash = M::HASHED.then(|| object_hasher(&class));
     for _ in 0..count {
         let name = r.str(opts.max_len)?.to_owned();
-        let value = decode(r, opts, depth + 1)?;
+        let mut value_hash = M::hash(0);
+        let value = decode_hashed::<M>(r, opts, depth + 1, &mut value_hash)?;
+        if let Some(hash) = &mut hash {
+            property_hash(hash, &name, M::get(value_hash));
+        }
         properties.push((name, value));
     }
-    Ok(Object::Full(Box::new(FullObject { class, properties })))
+    if let Some(hash) = hash {
+        *hash_out = M::hash(hash.finish(properties.len()));
+    }
+    Ok(Variant::Object(Object::Full(Box::new(FullObject { class, properties }))))
 }
 
 /// Reads the typed-container data of an ARRAY / DICTIONARY header field (Godot 4; Godot 3 has
@@ -215,29 +303,56 @@ fn owned_container_type(ct: WireContainerType<'_>) -> ContainerType {
     }
 }
 
-fn array(r: &mut Reader<'_>, opts: &Options, depth: usize, header: u32) -> Result<Array> {
+fn array<M: KeyMode>(
+    r: &mut Reader<'_>,
+    opts: &Options,
+    depth: usize,
+    header: u32,
+    hash_out: &mut M::Hash,
+) -> Result<Variant> {
     let element_type = owned_container_type(container_type(r, opts, header, 16)?);
     let count = r.count(opts.max_len)?;
-    let mut items = Vec::with_capacity(count.min(r.remaining() / 4));
+    let mut items = Vec::with_capacity(r.prealloc(count, 4));
+    let mut hash = M::HASHED.then(|| KeyHasher::new(VariantType::Array));
     for _ in 0..count {
-        items.push(decode(r, opts, depth + 1)?);
+        let mut item_hash = M::hash(0);
+        items.push(decode_hashed::<M>(r, opts, depth + 1, &mut item_hash)?);
+        if let Some(hash) = &mut hash {
+            hash.part(M::get(item_hash));
+        }
     }
-    Ok(Array::with_element_type(element_type, items))
+    if let Some(hash) = hash {
+        *hash_out = M::hash(hash.finish(items.len()));
+    }
+    Ok(Variant::from(Array::with_element_type(element_type, items)))
 }
 
-fn dictionary(r: &mut Reader<'_>, opts: &Options, depth: usize, header: u32) -> Result<Dictionary> {
+/// A Dictionary: keys are always decoded with their hash (for [`DictBuilder`]), values only when
+/// the Dictionary itself is (inside) a key.
+fn dictionary<M: KeyMode>(
+    r: &mut Reader<'_>,
+    opts: &Options,
+    depth: usize,
+    header: u32,
+    hash_out: &mut M::Hash,
+) -> Result<Variant> {
     let key_type = owned_container_type(container_type(r, opts, header, 16)?);
     let value_type = owned_container_type(container_type(r, opts, header, 18)?);
     let count = r.count(opts.max_len)?;
-    let mut dict = Dictionary::with_types(key_type, value_type);
-    dict.entries_mut().reserve(count.min(r.remaining() / 8));
-    let mut builder = DictBuilder::new(dict);
+    let capacity = r.prealloc(count, 8);
+    let mut builder = DictBuilder::new(Dictionary::with_types(key_type, value_type), capacity, M::HASHED);
     for _ in 0..count {
-        let key = decode(r, opts, depth + 1)?;
-        let value = decode(r, opts, depth + 1)?;
-        builder.insert(key, value);
+        let mut key_hash = 0;
+        let key = decode_hashed::<Keyed>(r, opts, depth + 1, &mut key_hash)?;
+        let mut value_hash = M::hash(0);
+        let value = decode_hashed::<M>(r, opts, depth + 1, &mut value_hash)?;
+        builder.insert(key, key_hash, value, M::get(value_hash));
     }
-    Ok(builder.finish())
+    let (dict, hash) = builder.finish();
+    if M::HASHED {
+        *hash_out = M::hash(hash);
+    }
+    Ok(Variant::from(dict))
 }
 
 /// A PackedByteArray payload. Only `count <= remaining` is checked, like the engine: the padding
@@ -254,7 +369,7 @@ pub(crate) fn packed_bytes<'de>(r: &mut Reader<'de>, max_len: usize) -> Result<&
 /// count decodes as an empty array: the engine's loop simply doesn't run (verified on Godot 3.2.3).
 pub(crate) fn packed_strings(r: &mut Reader<'_>, max_len: usize) -> Result<Vec<String>> {
     let count = packed_string_count(r, max_len)?;
-    let mut out = Vec::with_capacity(count.min(r.remaining() / 4));
+    let mut out = Vec::with_capacity(r.prealloc(count, 4));
     for _ in 0..count {
         out.push(r.str(max_len)?.to_owned());
     }

@@ -154,10 +154,13 @@ impl Options {
     }
 
     /// The largest declared length accepted when decoding: element count of an Array, Dictionary
-    /// or packed array, byte length of a string (default `i32::MAX`, Godot's own limit).
+    /// or packed array, byte length of a string, name count of a NodePath (default `i32::MAX`,
+    /// Godot's own limit).
     ///
-    /// Independently of this, the decoder never reserves memory for more elements than the rest
-    /// of the input can hold, so a hostile count cannot make it allocate.
+    /// Independently of this, the decoder never reserves memory for elements that the input
+    /// cannot hold: each container reserves only from a stretch of the input that no other
+    /// container has claimed, so a hostile count — even repeated at every nesting level — cannot
+    /// make it allocate.
     pub const fn max_len(mut self, len: usize) -> Self {
         self.max_len = len;
         self

@@ -3,9 +3,9 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher, RandomState};
 
-use serde_core::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_core::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_core::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::types::FieldSeed;
@@ -408,159 +408,355 @@ impl FromIterator<Variant> for Variant {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Dictionary key semantics (Godot's `hash_compare`): floats compare equal when `==` or both NaN.
+// Dictionary key semantics (Godot's `hash_compare`): floats compare equal when `==` or both NaN
+// (so -0.0 and 0.0 are one key, and so are all NaNs), containers part by part in order.
+//
+// Decoding a Dictionary stays linear whatever its keys are (the hostile-input rule: O(n log n)
+// work at most for n bytes), by one mechanism:
+//
+// * every key is hashed over *all* of its contents ([`key_hash`]), floats canonicalised exactly
+//   the way [`key_eq`] compares them, so equal keys hash equal and different keys (barring a
+//   64-bit collision of a SipHash keyed per thread, which an input cannot arrange) hash apart;
+// * the hash of a container (Array, Dictionary, full Object) is made of its parts' hashes, and
+//   the decoders compute it bottom-up while they build a key (`decode::decode_hashed`, the
+//   hashing visitors below), so each byte of a key is hashed once, however deeply keys nest in
+//   keys;
+// * [`DictBuilder`] compares hashes first and calls [`key_eq`] only when they match, that is for
+//   a real duplicate, which it then drops: each comparison is paid for by the duplicate's bytes.
 
-/// Hashes a Variant consistently with [`key_eq`].
-pub(crate) fn key_hash<H: Hasher>(v: &Variant, h: &mut H) {
-    fn real<H: Hasher>(f: f64, h: &mut H) {
-        // +0.0 and -0.0 are equal keys, and so are all NaNs.
+thread_local! {
+    /// The SipHash keys of this thread's Dictionary-key hashes (random, like a `HashMap`'s).
+    static KEY_STATE: RandomState = RandomState::new();
+}
+
+/// Builds one key hash: the Variant type, then the contents or the parts' hashes.
+pub(crate) struct KeyHasher(DefaultHasher);
+
+impl KeyHasher {
+    pub(crate) fn new(ty: VariantType) -> Self {
+        let mut h = KEY_STATE.with(RandomState::build_hasher);
+        h.write_u8(ty as u8);
+        KeyHasher(h)
+    }
+
+    /// A float component, canonicalised like [`key_eq`] compares: +0.0 and -0.0 are one key, and
+    /// so are all NaNs.
+    fn real(&mut self, f: f64) {
         let bits = if f == 0.0 {
             0
         } else if f.is_nan() {
-            1
+            f64::NAN.to_bits()
         } else {
             f.to_bits()
         };
-        h.write_u64(bits);
+        self.0.write_u64(bits);
     }
-    fn reals<H: Hasher>(fs: &[f32], h: &mut H) {
+
+    fn reals(&mut self, fs: &[f32]) {
         for f in fs {
-            real(*f as f64, h);
+            self.real(f64::from(*f));
         }
     }
-    (v.variant_type() as u8).hash(h);
+
+    /// The hash of a part: an element, an entry's key or value, a property's value.
+    pub(crate) fn part(&mut self, hash: u64) {
+        self.0.write_u64(hash);
+    }
+
+    /// Ends the hash of a container of `len` parts.
+    pub(crate) fn finish(mut self, len: usize) -> u64 {
+        self.0.write_usize(len);
+        self.0.finish()
+    }
+}
+
+/// The key hash of a Variant, consistent with [`key_eq`] (walks the whole value; the decoders
+/// build the same hash bottom-up instead).
+pub(crate) fn key_hash(v: &Variant) -> u64 {
+    match v {
+        Variant::Array(a) => {
+            let mut h = KeyHasher::new(VariantType::Array);
+            for e in a.iter() {
+                h.part(key_hash(e));
+            }
+            h.finish(a.len())
+        }
+        Variant::Dictionary(d) => dictionary_hash(d.iter().map(|(k, v)| (key_hash(k), key_hash(v)))),
+        Variant::Object(Object::Full(obj)) => {
+            let mut h = object_hasher(&obj.class);
+            for (name, value) in &obj.properties {
+                property_hash(&mut h, name, key_hash(value));
+            }
+            h.finish(obj.properties.len())
+        }
+        _ => leaf_hash(v),
+    }
+}
+
+/// The key hash of a Dictionary from its final entries' key and value hashes, in order.
+pub(crate) fn dictionary_hash(entries: impl ExactSizeIterator<Item = (u64, u64)>) -> u64 {
+    let mut h = KeyHasher::new(VariantType::Dictionary);
+    let len = entries.len();
+    for (k, v) in entries {
+        h.part(k);
+        h.part(v);
+    }
+    h.finish(len)
+}
+
+/// The start of a full object's key hash; its properties follow ([`property_hash`]).
+pub(crate) fn object_hasher(class: &str) -> KeyHasher {
+    let mut h = KeyHasher::new(VariantType::Object);
+    h.0.write_u8(2);
+    class.hash(&mut h.0);
+    h
+}
+
+/// One property of a full object's key hash.
+pub(crate) fn property_hash(h: &mut KeyHasher, name: &str, value_hash: u64) {
+    name.hash(&mut h.0);
+    h.part(value_hash);
+}
+
+/// The key hash of a Variant that has no parts (anything but an Array, a Dictionary or a full
+/// Object): every component of it.
+pub(crate) fn leaf_hash(v: &Variant) -> u64 {
+    use crate::text::Components;
+    let mut h = KeyHasher::new(v.variant_type());
+    if let Some(reals) = v.components() {
+        h.reals(&reals);
+        return h.finish(reals.len());
+    }
+    let s = &mut h.0;
     match v {
         Variant::Nil | Variant::Callable => {}
-        Variant::Bool(b) => b.hash(h),
-        Variant::Int(i) => i.hash(h),
-        Variant::Float(f) => real(*f, h),
-        Variant::String(s) => s.hash(h),
-        Variant::StringName(s) => s.hash(h),
-        Variant::Vector2(a) => reals(&[a.x, a.y], h),
-        Variant::Vector3(a) => reals(&[a.x, a.y, a.z], h),
-        Variant::Vector4(a) => reals(&[a.x, a.y, a.z, a.w], h),
-        Variant::Quaternion(a) => reals(&[a.x, a.y, a.z, a.w], h),
-        Variant::Color(a) => reals(&[a.r, a.g, a.b, a.a], h),
-        Variant::Vector2i(a) => a.hash(h),
-        Variant::Vector3i(a) => a.hash(h),
-        Variant::Vector4i(a) => a.hash(h),
-        Variant::Rect2i(a) => a.hash(h),
-        Variant::NodePath(p) => p.hash(h),
-        Variant::Rid(r) => r.hash(h),
-        Variant::Signal(s) => s.hash(h),
-        Variant::Object(Object::Id(id)) => id.hash(h),
-        Variant::Array(a) => {
-            a.len().hash(h);
-            for e in a.iter() {
-                key_hash(e, h);
-            }
+        Variant::Bool(b) => b.hash(s),
+        Variant::Int(i) => i.hash(s),
+        Variant::String(x) => x.hash(s),
+        Variant::StringName(x) => x.hash(s),
+        Variant::NodePath(x) => x.hash(s),
+        Variant::Vector2i(x) => x.hash(s),
+        Variant::Vector3i(x) => x.hash(s),
+        Variant::Vector4i(x) => x.hash(s),
+        Variant::Rect2i(x) => x.hash(s),
+        Variant::Rid(x) => x.hash(s),
+        Variant::Signal(x) => x.hash(s),
+        Variant::Object(Object::Null) => s.write_u8(0),
+        Variant::Object(Object::Id(id)) => {
+            s.write_u8(1);
+            id.hash(s);
         }
-        Variant::Dictionary(d) => d.len().hash(h),
-        Variant::PackedByteArray(a) => a.hash(h),
-        Variant::PackedInt32Array(a) => a.hash(h),
-        Variant::PackedInt64Array(a) => a.hash(h),
-        Variant::PackedStringArray(a) => a.hash(h),
-        // The remaining types only feed their length; key_eq decides.
-        Variant::PackedFloat32Array(a) => a.len().hash(h),
-        Variant::PackedFloat64Array(a) => a.len().hash(h),
-        Variant::PackedVector2Array(a) => a.len().hash(h),
-        Variant::PackedVector3Array(a) => a.len().hash(h),
-        Variant::PackedColorArray(a) => a.len().hash(h),
-        Variant::PackedVector4Array(a) => a.len().hash(h),
-        Variant::Rect2(_)
+        Variant::PackedByteArray(a) => a.hash(s),
+        Variant::PackedInt32Array(a) => a.hash(s),
+        Variant::PackedInt64Array(a) => a.hash(s),
+        Variant::PackedStringArray(a) => a.hash(s),
+        Variant::Float(f) => h.real(*f),
+        Variant::PackedFloat32Array(a) => {
+            h.reals(a);
+            return h.finish(a.len());
+        }
+        Variant::PackedFloat64Array(a) => {
+            for f in a.iter() {
+                h.real(*f);
+            }
+            return h.finish(a.len());
+        }
+        Variant::PackedVector2Array(a) => {
+            for v in a.iter() {
+                h.reals(&[v.x, v.y]);
+            }
+            return h.finish(a.len());
+        }
+        Variant::PackedVector3Array(a) => {
+            for v in a.iter() {
+                h.reals(&[v.x, v.y, v.z]);
+            }
+            return h.finish(a.len());
+        }
+        Variant::PackedVector4Array(a) => {
+            for v in a.iter() {
+                h.reals(&[v.x, v.y, v.z, v.w]);
+            }
+            return h.finish(a.len());
+        }
+        Variant::PackedColorArray(a) => {
+            for c in a.iter() {
+                h.reals(&[c.r, c.g, c.b, c.a]);
+            }
+            return h.finish(a.len());
+        }
+        // Containers are hashed from their parts (`key_hash`); math types from their components
+        // above.
+        Variant::Array(_) | Variant::Dictionary(_) | Variant::Object(Object::Full(_)) => return key_hash(v),
+        Variant::Vector2(_)
+        | Variant::Rect2(_)
+        | Variant::Vector3(_)
         | Variant::Transform2D(_)
+        | Variant::Vector4(_)
         | Variant::Plane(_)
+        | Variant::Quaternion(_)
         | Variant::Aabb(_)
         | Variant::Basis(_)
         | Variant::Transform3D(_)
         | Variant::Projection(_)
-        | Variant::Object(_) => {}
+        | Variant::Color(_) => unreachable!("math types have components"),
     }
+    h.finish(0)
 }
 
-/// Whether two Variants are the same Dictionary key.
+/// Whether two Variants are the same Dictionary key: like `==`, except that floats (alone, as
+/// components, in packed arrays, anywhere inside containers) are equal when `==` or both NaN.
 pub(crate) fn key_eq(a: &Variant, b: &Variant) -> bool {
-    fn f(x: f64, y: f64) -> bool {
+    use crate::text::Components;
+    fn real(x: f64, y: f64) -> bool {
         x == y || (x.is_nan() && y.is_nan())
     }
-    fn fs(x: &[f32], y: &[f32]) -> bool {
-        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| f(*x as f64, *y as f64))
+    fn reals(x: &[f32], y: &[f32]) -> bool {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| real(f64::from(*x), f64::from(*y)))
     }
-    use crate::text::Components;
+    fn each<T>(x: &[T], y: &[T], eq: impl Fn(&T, &T) -> bool) -> bool {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| eq(x, y))
+    }
+    if a.variant_type() != b.variant_type() {
+        return false;
+    }
     match (a, b) {
-        (Variant::Float(x), Variant::Float(y)) => f(*x, *y),
-        (Variant::Array(x), Variant::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| key_eq(x, y))
-        }
+        (Variant::Float(x), Variant::Float(y)) => real(*x, *y),
+        (Variant::Array(x), Variant::Array(y)) => each(x, y, key_eq),
         (Variant::Dictionary(x), Variant::Dictionary(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|((xk, xv), (yk, yv))| key_eq(xk, yk) && key_eq(xv, yv))
+            each(x.entries(), y.entries(), |(xk, xv), (yk, yv)| key_eq(xk, yk) && key_eq(xv, yv))
         }
-        _ if a.variant_type() != b.variant_type() => false,
+        (Variant::Object(Object::Full(x)), Variant::Object(Object::Full(y))) => {
+            x.class == y.class && each(&x.properties, &y.properties, |(xn, xv), (yn, yv)| xn == yn && key_eq(xv, yv))
+        }
+        (Variant::PackedFloat32Array(x), Variant::PackedFloat32Array(y)) => reals(x, y),
+        (Variant::PackedFloat64Array(x), Variant::PackedFloat64Array(y)) => each(x, y, |x, y| real(*x, *y)),
+        (Variant::PackedVector2Array(x), Variant::PackedVector2Array(y)) => {
+            each(x, y, |x, y| reals(&[x.x, x.y], &[y.x, y.y]))
+        }
+        (Variant::PackedVector3Array(x), Variant::PackedVector3Array(y)) => {
+            each(x, y, |x, y| reals(&[x.x, x.y, x.z], &[y.x, y.y, y.z]))
+        }
+        (Variant::PackedVector4Array(x), Variant::PackedVector4Array(y)) => {
+            each(x, y, |x, y| reals(&[x.x, x.y, x.z, x.w], &[y.x, y.y, y.z, y.w]))
+        }
+        (Variant::PackedColorArray(x), Variant::PackedColorArray(y)) => {
+            each(x, y, |x, y| reals(&[x.r, x.g, x.b, x.a], &[y.r, y.g, y.b, y.a]))
+        }
         _ => match (a.components(), b.components()) {
-            (Some(x), Some(y)) => fs(&x, &y),
+            (Some(x), Some(y)) => reals(&x, &y),
+            // No floats left: nil, bool, int, strings, names, paths, integer vectors, RID, object
+            // ids, Callable, Signal, byte / int / string packed arrays.
             _ => a == b,
         },
     }
 }
 
 /// Builds a Dictionary the way the engine fills one (`dict[key] = value`): a repeated key keeps
-/// its first position and takes the last value. Small dictionaries scan; large ones use a hash
-/// index, so a hostile input with many entries stays linear.
+/// its first position and takes the last value. Keys come with their [`key_hash`]; small
+/// dictionaries scan the hashes, large ones index them, so any input stays linear.
 pub(crate) struct DictBuilder {
     dict: Dictionary,
-    index: Option<(RandomState, HashMap<u64, usize>)>,
+    /// Each entry's key hash and value hash (the value hash only when `hashed`): the first
+    /// [`SCAN_LIMIT`](Self::SCAN_LIMIT) in place (no allocation for small Dictionaries), all of
+    /// them in `spilled` beyond.
+    inline: [(u64, u64); DictBuilder::SCAN_LIMIT],
+    spilled: Vec<(u64, u64)>,
+    /// Room to reserve in `spilled` when it is needed.
+    capacity: usize,
+    index: Option<HashMap<u64, usize, BuildHasherDefault<HashIsKey>>>,
+    /// Whether the Dictionary's own key hash is wanted (it is, or is inside, a key).
+    hashed: bool,
 }
 
 impl DictBuilder {
     const SCAN_LIMIT: usize = 16;
 
-    pub(crate) fn new(dict: Dictionary) -> Self {
-        DictBuilder { dict, index: None }
+    /// A builder filling `dict` (with room reserved for `capacity` entries); `hashed` if the
+    /// Dictionary's own key hash is wanted from [`finish`](Self::finish).
+    pub(crate) fn new(mut dict: Dictionary, capacity: usize, hashed: bool) -> Self {
+        dict.entries_mut().reserve(capacity);
+        DictBuilder { dict, inline: [(0, 0); Self::SCAN_LIMIT], spilled: Vec::new(), capacity, index: None, hashed }
     }
 
-    pub(crate) fn insert(&mut self, key: Variant, value: Variant) {
-        let entries = self.dict.entries_mut();
-        if self.index.is_none() {
-            if let Some(slot) = entries.iter_mut().find(|(k, _)| key_eq(k, &key)) {
-                slot.1 = value;
-                return;
-            }
-            if entries.len() < Self::SCAN_LIMIT {
-                entries.push((key, value));
-                return;
-            }
-            let state = RandomState::new();
-            let mut index = HashMap::with_capacity(entries.len() * 2);
-            for (i, (k, _)) in entries.iter().enumerate() {
-                index.entry(hash_with(&state, k)).or_insert(i);
-            }
-            self.index = Some((state, index));
-        }
-        let (state, index) = self.index.as_mut().expect("index built above");
-        let hash = hash_with(state, &key);
-        match index.get(&hash) {
-            None => {
-                index.insert(hash, entries.len());
-                entries.push((key, value));
-            }
-            Some(&i) if key_eq(&entries[i].0, &key) => entries[i].1 = value,
-            Some(_) => match entries.iter_mut().find(|(k, _)| key_eq(k, &key)) {
-                // A genuine 64-bit hash collision (keyed SipHash, so not attacker-made): scan.
-                Some(slot) => slot.1 = value,
-                None => entries.push((key, value)),
+    fn hashes(&self) -> &[(u64, u64)] {
+        let len = self.dict.len();
+        if len <= Self::SCAN_LIMIT { &self.inline[..len] } else { &self.spilled }
+    }
+
+    fn hashes_mut(&mut self) -> &mut [(u64, u64)] {
+        let len = self.dict.len();
+        if len <= Self::SCAN_LIMIT { &mut self.inline[..len] } else { &mut self.spilled }
+    }
+
+    /// Inserts `key` (whose [`key_hash`] is `key_hash`) with `value` (whose key hash is
+    /// `value_hash` if the builder is `hashed`, anything otherwise).
+    pub(crate) fn insert(&mut self, key: Variant, key_hash: u64, value: Variant, value_hash: u64) {
+        let hashes = self.hashes();
+        let entries = self.dict.entries();
+        let scan = || (0..entries.len()).find(|&i| hashes[i].0 == key_hash && key_eq(&entries[i].0, &key));
+        let found = match &self.index {
+            None => scan(),
+            Some(index) => match index.get(&key_hash) {
+                None => None,
+                Some(&i) if key_eq(&entries[i].0, &key) => Some(i),
+                // Two different keys with one 64-bit keyed SipHash: not something an input can
+                // arrange, so a scan is fine.
+                Some(_) => scan(),
             },
+        };
+        if let Some(i) = found {
+            self.dict.entries_mut()[i].1 = value;
+            self.hashes_mut()[i].1 = value_hash;
+            return;
+        }
+        let i = self.dict.len();
+        self.dict.entries_mut().push((key, value));
+        if i < Self::SCAN_LIMIT {
+            self.inline[i] = (key_hash, value_hash);
+            return;
+        }
+        if i == Self::SCAN_LIMIT {
+            // Past the scan: keep every hash in `spilled` and index them.
+            self.spilled.reserve(self.capacity.max(2 * Self::SCAN_LIMIT));
+            self.spilled.extend_from_slice(&self.inline);
+            let mut index = HashMap::with_capacity_and_hasher(4 * Self::SCAN_LIMIT, Default::default());
+            for (i, (h, _)) in self.inline.iter().enumerate() {
+                index.entry(*h).or_insert(i);
+            }
+            self.index = Some(index);
+        }
+        self.spilled.push((key_hash, value_hash));
+        if let Some(index) = &mut self.index {
+            index.entry(key_hash).or_insert(i);
         }
     }
 
-    pub(crate) fn finish(self) -> Dictionary {
-        self.dict
+    /// The Dictionary, and its key hash if the builder is `hashed` (0 otherwise).
+    pub(crate) fn finish(self) -> (Dictionary, u64) {
+        let hash = if self.hashed { dictionary_hash(self.hashes().iter().copied()) } else { 0 };
+        (self.dict, hash)
     }
 }
 
-fn hash_with(state: &RandomState, key: &Variant) -> u64 {
-    let mut hasher = state.build_hasher();
-    key_hash(key, &mut hasher);
-    hasher.finish()
+/// The index's keys are already keyed SipHash values: they are their own hash.
+#[derive(Default)]
+pub(crate) struct HashIsKey(u64);
+
+impl Hasher for HashIsKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -667,174 +863,226 @@ impl<'de> Deserialize<'de> for Variant {
     /// other Deserializer it is built from the data model (numbers, strings, sequences as Arrays,
     /// maps as Dictionaries, bytes as PackedByteArray).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        deserializer.deserialize_newtype_struct(magic::VARIANT, HandoffVisitor)
+        HashedSeed { hashed: false }.deserialize(deserializer).map(|(v, _)| v)
+    }
+}
+
+/// A Variant and, if `hashed`, its [`key_hash`] built bottom-up (0 otherwise): Dictionary keys
+/// and everything inside them are read with `hashed`, so that no part of a key is hashed twice.
+#[derive(Clone, Copy)]
+struct HashedSeed {
+    hashed: bool,
+}
+
+type Hashed = (Variant, u64);
+
+impl<'de> DeserializeSeed<'de> for HashedSeed {
+    type Value = Hashed;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> std::result::Result<Hashed, D::Error> {
+        deserializer.deserialize_newtype_struct(magic::VARIANT, HandoffVisitor { hashed: self.hashed })
     }
 }
 
 /// The visitor serde-godot's Deserializer recognises: its one-entry map hands over a decoded
 /// Variant; everything else is the generic data-model path.
-struct HandoffVisitor;
+struct HandoffVisitor {
+    hashed: bool,
+}
+
+impl HandoffVisitor {
+    fn generic(&self) -> VariantVisitor {
+        VariantVisitor { hashed: self.hashed }
+    }
+}
 
 impl<'de> Visitor<'de> for HandoffVisitor {
-    type Value = Variant;
+    type Value = Hashed;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any Godot value")
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Variant, D::Error> {
-        d.deserialize_any(VariantVisitor)
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Hashed, D::Error> {
+        d.deserialize_any(self.generic())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Variant, A::Error> {
-        let Some(first) = map.next_key::<Variant>()? else {
-            return Ok(Variant::Dictionary(Box::default()));
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Hashed, A::Error> {
+        // Read without its hash first: with serde-godot's Deserializer this is the handoff key.
+        let Some((first, _)) = map.next_key_seed(HashedSeed { hashed: false })? else {
+            return self.generic().leaf(Variant::Dictionary(Box::default()));
         };
         if first == *magic::VARIANT_HANDOFF_KEY {
             map.next_value::<de::IgnoredAny>()?;
-            return HANDOFF
+            let value = HANDOFF
                 .take()
-                .ok_or_else(|| de::Error::custom("serde-godot: no Variant to hand over (internal error)"));
+                .ok_or_else(|| de::Error::custom("serde-godot: no Variant to hand over (internal error)"))?;
+            // Only a Variant read as a whole is handed over, so this walk hashes each byte once.
+            let hash = if self.hashed { key_hash(&value) } else { 0 };
+            return Ok((value, hash));
         }
-        VariantVisitor.dictionary(Some(first), map)
+        // A real first key: hashed in one walk (its own Dictionaries, if any, hashed their keys
+        // bottom-up, so each of its bytes is hashed at most twice).
+        let first_hash = key_hash(&first);
+        self.generic().dictionary(Some((first, first_hash)), map)
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_bool(v)
+    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Hashed, E> {
+        self.generic().visit_bool(v)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_i64(v)
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Hashed, E> {
+        self.generic().visit_i64(v)
     }
-    fn visit_i128<E: de::Error>(self, v: i128) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_i128(v)
+    fn visit_i128<E: de::Error>(self, v: i128) -> std::result::Result<Hashed, E> {
+        self.generic().visit_i128(v)
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_u64(v)
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Hashed, E> {
+        self.generic().visit_u64(v)
     }
-    fn visit_u128<E: de::Error>(self, v: u128) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_u128(v)
+    fn visit_u128<E: de::Error>(self, v: u128) -> std::result::Result<Hashed, E> {
+        self.generic().visit_u128(v)
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_f64(v)
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Hashed, E> {
+        self.generic().visit_f64(v)
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_str(v)
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Hashed, E> {
+        self.generic().visit_str(v)
     }
-    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_string(v)
+    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Hashed, E> {
+        self.generic().visit_string(v)
     }
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_bytes(v)
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Hashed, E> {
+        self.generic().visit_bytes(v)
     }
-    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_byte_buf(v)
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> std::result::Result<Hashed, E> {
+        self.generic().visit_byte_buf(v)
     }
-    fn visit_none<E: de::Error>(self) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_none()
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Hashed, E> {
+        self.generic().visit_none()
     }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Variant, D::Error> {
-        VariantVisitor.visit_some(d)
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Hashed, D::Error> {
+        self.generic().visit_some(d)
     }
-    fn visit_unit<E: de::Error>(self) -> std::result::Result<Variant, E> {
-        VariantVisitor.visit_unit()
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Hashed, E> {
+        self.generic().visit_unit()
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Variant, A::Error> {
-        VariantVisitor.visit_seq(seq)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Hashed, A::Error> {
+        self.generic().visit_seq(seq)
     }
 }
 
-/// Builds a Variant from the serde data model.
-struct VariantVisitor;
+/// Builds a Variant (and, if `hashed`, its key hash) from the serde data model.
+struct VariantVisitor {
+    hashed: bool,
+}
 
 impl VariantVisitor {
+    fn leaf<E>(self, value: Variant) -> std::result::Result<Hashed, E> {
+        let hash = if self.hashed { leaf_hash(&value) } else { 0 };
+        Ok((value, hash))
+    }
+
     fn dictionary<'de, A: MapAccess<'de>>(
         self,
-        first: Option<Variant>,
+        first: Option<Hashed>,
         mut map: A,
-    ) -> std::result::Result<Variant, A::Error> {
-        let mut dict = DictBuilder::new(Dictionary::new());
-        if let Some(key) = first {
-            dict.insert(key, map.next_value()?);
+    ) -> std::result::Result<Hashed, A::Error> {
+        let values = HashedSeed { hashed: self.hashed };
+        let mut dict = DictBuilder::new(Dictionary::new(), 0, self.hashed);
+        if let Some((key, key_hash)) = first {
+            let (value, value_hash) = map.next_value_seed(values)?;
+            dict.insert(key, key_hash, value, value_hash);
         }
-        while let Some((k, v)) = map.next_entry::<Variant, Variant>()? {
-            dict.insert(k, v);
+        while let Some((key, key_hash)) = map.next_key_seed(HashedSeed { hashed: true })? {
+            let (value, value_hash) = map.next_value_seed(values)?;
+            dict.insert(key, key_hash, value, value_hash);
         }
-        Ok(Variant::Dictionary(Box::new(dict.finish())))
+        let (dict, hash) = dict.finish();
+        Ok((Variant::Dictionary(Box::new(dict)), hash))
     }
 }
 
 impl<'de> Visitor<'de> for VariantVisitor {
-    type Value = Variant;
+    type Value = Hashed;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any Godot value")
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Variant, E> {
-        Ok(Variant::Bool(v))
+    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::Bool(v))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Variant, E> {
-        Ok(Variant::Int(v))
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::Int(v))
     }
 
-    fn visit_i128<E: de::Error>(self, v: i128) -> std::result::Result<Variant, E> {
-        i64::try_from(v).map(Variant::Int).map_err(|_| E::custom("integer does not fit Godot's 64-bit int"))
+    fn visit_i128<E: de::Error>(self, v: i128) -> std::result::Result<Hashed, E> {
+        let v = i64::try_from(v).map_err(|_| E::custom("integer does not fit Godot's 64-bit int"))?;
+        self.leaf(Variant::Int(v))
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Variant, E> {
-        i64::try_from(v).map(Variant::Int).map_err(|_| E::custom("integer does not fit Godot's 64-bit int"))
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Hashed, E> {
+        let v = i64::try_from(v).map_err(|_| E::custom("integer does not fit Godot's 64-bit int"))?;
+        self.leaf(Variant::Int(v))
     }
 
-    fn visit_u128<E: de::Error>(self, v: u128) -> std::result::Result<Variant, E> {
-        i64::try_from(v).map(Variant::Int).map_err(|_| E::custom("integer does not fit Godot's 64-bit int"))
+    fn visit_u128<E: de::Error>(self, v: u128) -> std::result::Result<Hashed, E> {
+        let v = i64::try_from(v).map_err(|_| E::custom("integer does not fit Godot's 64-bit int"))?;
+        self.leaf(Variant::Int(v))
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Variant, E> {
-        Ok(Variant::Float(v))
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::Float(v))
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Variant, E> {
-        Ok(Variant::String(v.to_owned()))
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::String(v.to_owned()))
     }
 
-    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Variant, E> {
-        Ok(Variant::String(v))
+    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::String(v))
     }
 
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Variant, E> {
-        Ok(Variant::PackedByteArray(PackedByteArray(v.to_vec())))
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::PackedByteArray(PackedByteArray(v.to_vec())))
     }
 
-    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> std::result::Result<Variant, E> {
-        Ok(Variant::PackedByteArray(PackedByteArray(v)))
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::PackedByteArray(PackedByteArray(v)))
     }
 
-    fn visit_none<E: de::Error>(self) -> std::result::Result<Variant, E> {
-        Ok(Variant::Nil)
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::Nil)
     }
 
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Variant, D::Error> {
-        Variant::deserialize(d)
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Hashed, D::Error> {
+        HashedSeed { hashed: self.hashed }.deserialize(d)
     }
 
-    fn visit_unit<E: de::Error>(self) -> std::result::Result<Variant, E> {
-        Ok(Variant::Nil)
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Hashed, E> {
+        self.leaf(Variant::Nil)
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Variant, D::Error> {
-        Variant::deserialize(d)
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Hashed, D::Error> {
+        HashedSeed { hashed: self.hashed }.deserialize(d)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Variant, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Hashed, A::Error> {
+        let elements = HashedSeed { hashed: self.hashed };
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(v) = seq.next_element()? {
-            items.push(v);
+        let mut hash = self.hashed.then(|| KeyHasher::new(VariantType::Array));
+        while let Some((item, item_hash)) = seq.next_element_seed(elements)? {
+            if let Some(hash) = &mut hash {
+                hash.part(item_hash);
+            }
+            items.push(item);
         }
-        Ok(Variant::from(items))
+        let hash = hash.map_or(0, |hash| hash.finish(items.len()));
+        Ok((Variant::from(items), hash))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Variant, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Hashed, A::Error> {
         self.dictionary(None, map)
     }
 }

@@ -354,16 +354,37 @@ pub(crate) fn short_eq_no_nul(a: &[u8], b: &[u8]) -> Option<bool> {
 
 /// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
 /// front, so each read is one length check (the position is derived for error offsets).
+///
+/// It also keeps the budget for reserving memory ahead of decoding ([`Reader::prealloc`]).
 #[derive(Clone)]
 pub(crate) struct Reader<'de> {
     rest: &'de [u8],
     len: usize,
+    /// The end of the input already promised to containers that reserved room for their
+    /// elements (an offset; never beyond `len`).
+    promised: usize,
 }
 
 impl<'de> Reader<'de> {
     #[inline]
     pub(crate) fn new(buf: &'de [u8]) -> Self {
-        Reader { rest: buf, len: buf.len() }
+        Reader { rest: buf, len: buf.len(), promised: 0 }
+    }
+
+    /// How many of the `count` elements a container declares may be reserved ahead of decoding
+    /// them, when each takes at least `min_size` input bytes.
+    ///
+    /// Each grant is backed by its own stretch of the input after the furthest one promised
+    /// before, so that nested containers cannot all reserve for the same bytes: over a whole
+    /// decode, at most `len / min_size` elements are reserved, however deep the nesting or large
+    /// the declared counts. Elements beyond the grant are still decoded (the vector grows as they
+    /// arrive).
+    #[inline]
+    pub(crate) fn prealloc(&mut self, count: usize, min_size: usize) -> usize {
+        let from = self.pos().max(self.promised);
+        let granted = count.min((self.len - from) / min_size);
+        self.promised = from + granted * min_size;
+        granted
     }
 
     #[inline]
