@@ -2,9 +2,10 @@
 //! `from_reader`, plain and size-prefixed) on the worst inputs an attacker can build, at `n` and
 //! `4n` bytes: work grows at most ~6× and peak heap stays within `64 · n + 4 MiB` (SECURITY.md).
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::Cursor;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_flatbuf_lite::{ErrorKind, Options, from_slice};
 use testkit::scaling::Case;
 
@@ -173,4 +174,61 @@ fn reader_entry_points_read_only_what_is_there() {
     Case::new("flatbuf: from_reader of shared strings", |n| shared(n / 4, Some(64)))
         .size(64 * 1024)
         .run(|input| Options::new().from_reader::<_, Strings>(Cursor::new(input)).map(|s| s.items.len()));
+}
+
+/// A map entry as the wire holds it: a table `{ key; value }`.
+#[derive(Serialize)]
+struct Entry<K> {
+    key: K,
+    value: u8,
+}
+
+#[derive(Serialize)]
+struct Entries<K> {
+    entries: Vec<Entry<K>>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct IntMaps {
+    entries: HashMap<u64, u8>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct StrTree {
+    entries: BTreeMap<String, u8>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct StrHash<'a> {
+    #[serde(borrow)]
+    entries: HashMap<&'a str, u8>,
+}
+
+/// About `n` bytes of map entries whose keys `key(i)` gives (an entry table is about 24 bytes).
+fn map_of<K: Serialize>(n: usize, key: impl Fn(usize) -> K) -> Vec<u8> {
+    let entries = (0..n / 24).map(|i| Entry { key: key(i), value: i as u8 }).collect();
+    serde_flatbuf_lite::to_vec(&Entries { entries }).unwrap()
+}
+
+#[test]
+fn map_key_floods_are_linear() {
+    // Keys that differ only in their high bits (one bucket for a weak hash), duplicates, long
+    // shared prefixes: into a HashMap, a BTreeMap and a borrowed HashMap.
+    Case::new("flatbuf: u64 keys differing in the high bits", |n| map_of(n, |i| (i as u64) << 40))
+        .size(128 * 1024)
+        .run(|input| from_slice::<IntMaps>(input).map(|m| m.entries.len()));
+    Case::new("flatbuf: one u64 key repeated", |n| map_of(n, |_| 7u64))
+        .size(128 * 1024)
+        .run(|input| from_slice::<IntMaps>(input).map(|m| m.entries.len()));
+    Case::new("flatbuf: string keys with a long shared prefix, BTreeMap", |n| {
+        map_of(n / 4, |i| format!("{}{i:08}", "k".repeat(64)))
+    })
+    .size(128 * 1024)
+    .run(|input| from_slice::<StrTree>(input).map(|m| m.entries.len()));
+    Case::new("flatbuf: duplicate string keys, borrowed HashMap", |n| map_of(n, |i| ["a", "b"][i % 2]))
+        .size(128 * 1024)
+        .run(|input| from_slice::<StrHash<'_>>(input).map(|m| m.entries.len()));
 }
