@@ -4,6 +4,7 @@ use std::io::{BufReader, Read};
 
 use serde_core::de::{DeserializeOwned, Visitor};
 
+use crate::budget;
 use crate::codec::{self, BrotliReader, Lz4NetReader, LzmaReader};
 use crate::container::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
@@ -17,19 +18,25 @@ use crate::payload::{self, Payload};
 /// first (lengths, terminators, element types, nesting depth, no trailing bytes), so a hostile
 /// document is rejected before serde recurses into it; there is nothing left to check at the end,
 /// so this type needs no `end()`.
+///
+/// The typed [`model`](crate::model) counts the memory it builds against a budget of
+/// [`Options::model_budget_ratio`] × the document's size + 2 MiB (the default ratio for
+/// [`from_bson`](Deserializer::from_bson)); running out is [`ErrorKind::LimitExceeded`].
 pub struct Deserializer<'de> {
     bytes: &'de [u8],
+    /// The model budget, in bytes.
+    budget: usize,
 }
 
 impl<'de> Deserializer<'de> {
     /// Validates `bson` (one document, at most `max_depth` deep) and returns a deserializer over it.
     pub fn from_bson(bson: &'de [u8], max_depth: usize) -> Result<Self> {
         payload::validate(bson, max_depth)?;
-        Ok(Deserializer { bytes: bson })
+        Ok(Deserializer::from_validated(bson, Options::DEFAULT_MODEL_BUDGET_RATIO))
     }
 
-    pub(crate) fn from_validated(bytes: &'de [u8]) -> Self {
-        Deserializer { bytes }
+    pub(crate) fn from_validated(bytes: &'de [u8], budget_ratio: usize) -> Self {
+        Deserializer { bytes, budget: budget::limit_for(bytes.len(), budget_ratio) }
     }
 
     fn raw(&self) -> Result<bson::RawDeserializer<'de>> {
@@ -41,7 +48,9 @@ macro_rules! forward {
     ($($method:ident $(($($arg:ident: $ty:ty),*))?;)*) => {
         $(
             fn $method<V: Visitor<'de>>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value> {
-                serde_core::Deserializer::$method(self.raw()?, $($($arg,)*)? visitor).map_err(Error::from)
+                let scope = budget::ModelScope::enter(self.budget);
+                let result = serde_core::Deserializer::$method(self.raw()?, $($($arg,)*)? visitor).map_err(Error::from);
+                scope.finish(result)
             }
         )*
     };
@@ -77,8 +86,13 @@ pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payloa
     let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
     let body_offset = header.map_or(0, |h| h.len);
     let body = &bytes[body_offset..];
+    if compression == Compression::None && body.len() <= options.max_decompressed {
+        // Validated in place, so that a malformed (or lying) document costs no copy.
+        payload::validate(body, options.max_depth)?;
+        return Ok(Payload::from_validated(body.to_vec(), compression, header, options));
+    }
     let data = codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk)?;
-    Payload::new(data, compression, header, options.max_depth)
+    Payload::new(data, compression, header, options)
 }
 
 /// Reads the container and decompresses a file from a stream, holding only the decompressed
@@ -119,7 +133,7 @@ pub(crate) fn decompress_reader<R: Read>(mut reader: R, options: &Options) -> Re
             codec::read_limited(&mut reader, &mut data, limit, offset)?;
         }
     }
-    Payload::new(data, compression, header, options.max_depth)
+    Payload::new(data, compression, header, options)
 }
 
 /// Decodes a data-tree file (any kind, with or without a header if the options give an extension

@@ -38,7 +38,9 @@ pub enum ErrorKind {
     /// A malformed Brotli stream.
     Brotli,
     /// Decompressing would exceed [`Options::max_decompressed`](crate::Options::max_decompressed)
-    /// or [`Options::max_chunk`](crate::Options::max_chunk).
+    /// or [`Options::max_chunk`](crate::Options::max_chunk), or what decoding builds (the typed
+    /// model, [`Payload::to_document`](crate::Payload::to_document), the JSON reader's tree) would
+    /// exceed its memory budget ([`Options::model_budget_ratio`](crate::Options::model_budget_ratio)).
     LimitExceeded,
     /// Bytes follow the end of the compressed stream or of the BSON document.
     TrailingBytes,

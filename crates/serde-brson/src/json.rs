@@ -9,6 +9,17 @@
 //!   JSON→BSON direction needs no knowledge of the schema.
 //! * BSON types the engine never writes (binary, dates, ObjectIds, …) use relaxed Extended JSON
 //!   (`{"$oid": …}`) and are read back from it.
+//! * So that Extended JSON stays unambiguous, a *document* whose keys all start with `$` (which
+//!   would read back as Extended JSON, e.g. `{"$numberLong": "5"}`) is written escaped, as
+//!   `{"$literal": {"$numberLong": "5"}}` (the name of MongoDB's operator for "take this as
+//!   is"). Reading, an object whose only key is `$literal` and whose value is an object is that
+//!   object with its keys taken literally (its values are read as usual); `$literal` in any
+//!   other position is an ordinary key. So BSON → JSON → BSON keeps such documents, and the
+//!   typed model, which reads them from the raw bytes, keeps them too.
+//! * Reading is linear in the text (each object is looked at once for Extended JSON, only in
+//!   the shapes Extended JSON uses) and its memory is budgeted: at most
+//!   [`DEFAULT_JSON_BUDGET_RATIO`] (64, the workspace rule) × the text's length + 2 MiB, or the
+//!   ratio given to [`from_slice_with_budget`], else [`ErrorKind::LimitExceeded`].
 //!
 //! Going back, a JSON object with a duplicate key is an error (BSON can hold one, JSON readers
 //! disagree on which value wins; the tree would be ambiguous). Integers become int32 when they fit and int64 otherwise ([`IntWidth::Narrowest`],
@@ -38,6 +49,7 @@ use serde_core::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_core::ser::{Error as _, SerializeMap, SerializeSeq};
 use serde_core::{Serialize, Serializer};
 
+use crate::budget::{self, Budget};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 
@@ -86,13 +98,37 @@ pub fn from_slice(bytes: &[u8]) -> Result<Document> {
     from_slice_with(bytes, IntWidth::Narrowest, Options::DEFAULT_MAX_DEPTH)
 }
 
-/// Parses JSON bytes into a tree: the root must be an object, nesting is limited to `max_depth`.
+/// Parses JSON bytes into a tree: the root must be an object, nesting is limited to `max_depth`,
+/// and the tree's memory to the default budget ([`DEFAULT_JSON_BUDGET_RATIO`] × the text's length
+/// + 2 MiB).
 pub fn from_slice_with(bytes: &[u8], width: IntWidth, max_depth: usize) -> Result<Document> {
+    from_slice_with_budget(bytes, width, max_depth, DEFAULT_JSON_BUDGET_RATIO)
+}
+
+/// The default memory budget of a JSON tree, in bytes per byte of text: the workspace rule's 64.
+/// The densest JSON, an array of one-digit numbers, needs 56 (two bytes of text for each 112-byte
+/// [`Bson`]), so every document a BSON writer could have produced fits.
+pub const DEFAULT_JSON_BUDGET_RATIO: usize = 64;
+
+/// [`from_slice_with`] with the tree's memory limited to `budget_ratio` × the text's length +
+/// 2 MiB, counted as it is built (document buckets and tables, array buffers, strings); running
+/// out is [`ErrorKind::LimitExceeded`]. The costliest JSON is an array of one-digit numbers: two
+/// bytes of text for each 112-byte [`Bson`].
+pub fn from_slice_with_budget(
+    bytes: &[u8],
+    width: IntWidth,
+    max_depth: usize,
+    budget_ratio: usize,
+) -> Result<Document> {
+    let budget = Budget::for_input(bytes.len(), budget_ratio);
     let mut de = serde_json::Deserializer::from_slice(bytes);
     // Our seed counts the depth itself and stops before serde_json's recursion gets deep.
     de.disable_recursion_limit();
-    let seed = BsonSeed { width, depth: max_depth };
-    let value = seed.deserialize(&mut de).map_err(json_error)?;
+    let seed = BsonSeed { width, depth: max_depth, defer: false, budget: &budget };
+    let over = |e: serde_json::Error| {
+        if budget.exceeded() { budget::limit_error("the JSON tree", budget.limit()) } else { json_error(e) }
+    };
+    let value = seed.deserialize(&mut de).map_err(over)?;
     de.end().map_err(json_error)?;
     match value {
         Bson::Document(doc) => Ok(doc),
@@ -128,11 +164,21 @@ impl Serialize for JsonValue<'_> {
             RawBsonRef::Int32(v) => s.serialize_i32(v),
             RawBsonRef::Int64(v) => s.serialize_i64(v),
             RawBsonRef::Document(doc) => {
-                let mut map = s.serialize_map(None)?;
-                for item in doc {
-                    let (k, v) = item.map_err(S::Error::custom)?;
-                    map.serialize_entry(k.as_str(), &JsonValue(v))?;
+                if looks_extended(doc).map_err(S::Error::custom)? {
+                    // Escaped, so that it reads back as this document (see the module docs).
+                    let mut map = s.serialize_map(Some(1))?;
+                    map.serialize_entry(LITERAL, &Entries(doc))?;
+                    map.end()
+                } else {
+                    Entries(doc).serialize(s)
                 }
+            }
+            RawBsonRef::JavaScriptCodeWithScope(code) => {
+                // Written here rather than by `bson` (which would convert the whole scope to an
+                // owned tree first), with the scope's documents escaped like any other.
+                let mut map = s.serialize_map(Some(2))?;
+                map.serialize_entry("$code", code.code)?;
+                map.serialize_entry("$scope", &JsonValue(RawBsonRef::Document(code.scope)))?;
                 map.end()
             }
             RawBsonRef::Array(array) => {
@@ -150,30 +196,75 @@ impl Serialize for JsonValue<'_> {
     }
 }
 
-/// Builds a [`Bson`] from any self-describing input, counting the depth.
-#[derive(Clone, Copy)]
-struct BsonSeed {
-    width: IntWidth,
-    depth: usize,
+/// The key that escapes a document whose keys all start with `$`: `{"$literal": {…}}`.
+pub const LITERAL: &str = "$literal";
+
+/// Whether a document would read back as something else: it is not empty and all its keys
+/// start with `$` (the Extended JSON shape, and `$literal` itself).
+fn looks_extended(doc: &RawDocument) -> std::result::Result<bool, bson::error::Error> {
+    let mut any = false;
+    for element in doc.iter_elements() {
+        if !element?.key().as_str().starts_with('$') {
+            return Ok(false);
+        }
+        any = true;
+    }
+    Ok(any)
 }
 
-impl BsonSeed {
+/// A document's entries as a JSON object, without the escape check.
+struct Entries<'a>(&'a RawDocument);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for item in self.0 {
+            let (k, v) = item.map_err(S::Error::custom)?;
+            map.serialize_entry(k.as_str(), &JsonValue(v))?;
+        }
+        map.end()
+    }
+}
+
+/// Builds a [`Bson`] from any self-describing input, counting the depth and the memory.
+#[derive(Clone, Copy)]
+struct BsonSeed<'b> {
+    width: IntWidth,
+    depth: usize,
+    /// This value is the first value of an object, under the key `$literal`: if it is an object,
+    /// leave it unfinished (see [`finish`]); the enclosing object decides.
+    defer: bool,
+    budget: &'b Budget,
+}
+
+impl BsonSeed<'_> {
     fn nested<E: de::Error>(self) -> std::result::Result<Self, E> {
         match self.depth.checked_sub(1) {
-            Some(depth) => Ok(BsonSeed { depth, ..self }),
+            Some(depth) => Ok(BsonSeed { depth, defer: false, ..self }),
             None => Err(E::custom("JSON objects and arrays nest deeper than the limit")),
+        }
+    }
+
+    fn charge<E: de::Error>(&self, bytes: usize) -> std::result::Result<(), E> {
+        if self.budget.charge(bytes) {
+            Ok(())
+        } else {
+            Err(E::custom(format_args!(
+                "the JSON tree needs more memory than its budget of {} bytes",
+                self.budget.limit()
+            )))
         }
     }
 }
 
-impl<'de> DeserializeSeed<'de> for BsonSeed {
+impl<'de> DeserializeSeed<'de> for BsonSeed<'_> {
     type Value = Bson;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Bson, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for BsonSeed {
+impl<'de> Visitor<'de> for BsonSeed<'_> {
     type Value = Bson;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -203,10 +294,12 @@ impl<'de> Visitor<'de> for BsonSeed {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Bson, E> {
+        self.charge(v.len())?;
         Ok(Bson::String(v.to_owned()))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Bson, E> {
+        self.charge(v.capacity())?;
         Ok(Bson::String(v))
     }
 
@@ -220,8 +313,15 @@ impl<'de> Visitor<'de> for BsonSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Bson, A::Error> {
         let inner = self.nested()?;
-        let mut out = Vec::new();
+        let mut out: Vec<Bson> = Vec::new();
         while let Some(v) = seq.next_element_seed(inner)? {
+            if out.len() == out.capacity() {
+                let old = out.capacity();
+                let new = (old * 2).max(4);
+                self.charge(new.saturating_mul(budget::BSON))?;
+                out.reserve_exact(new - old);
+                self.budget.refund(old * budget::BSON);
+            }
             out.push(v);
         }
         Ok(Bson::Array(out))
@@ -234,17 +334,79 @@ impl<'de> Visitor<'de> for BsonSeed {
             if doc.contains_key(&key) {
                 return Err(de::Error::custom(format_args!("duplicate key {key:?} in a JSON object")));
             }
-            let value = map.next_value_seed(inner)?;
+            self.charge(budget::doc_entry(doc.len(), key.len()))?;
+            let defer = doc.is_empty() && key == LITERAL;
+            let value = map.next_value_seed(BsonSeed { defer, ..inner })?;
             doc.insert(key, value);
         }
-        // Relaxed Extended JSON for the types plain JSON cannot hold (`{"$oid": …}`).
-        if !doc.is_empty() && doc.keys().all(|k| k.starts_with('$')) {
-            if let Ok(value) = Bson::try_from(Bson::Document(doc.clone()).into_relaxed_extjson()) {
-                if !matches!(value, Bson::Document(_)) {
-                    return Ok(value);
-                }
+        Ok(if self.defer { Bson::Document(doc) } else { finish(doc, false) })
+    }
+}
+
+/// Finishes a JSON object read into `doc`, each value finished already except a first value
+/// under `$literal` that was an object (left unfinished, because what it is depends on whether
+/// this object has other keys):
+///
+/// * `{"$literal": {…}}` alone (and not itself `literal`): the inner object, its keys taken
+///   literally;
+/// * otherwise the `$literal` value is an ordinary value, and a `literal` object is a document;
+/// * an object that is not `literal` is read as Extended JSON ([`extended`]).
+///
+/// Each object is finished once, by itself or by its parent, so the whole read is linear.
+fn finish(mut doc: Document, literal: bool) -> Bson {
+    let deferred = matches!(doc.iter().next(), Some((key, Bson::Document(_))) if key == LITERAL);
+    if deferred {
+        if !literal && doc.len() == 1 {
+            if let Some((_, Bson::Document(inner))) = doc.into_iter().next() {
+                return finish(inner, true);
+            }
+            unreachable!("checked above");
+        }
+        if let Some(slot) = doc.get_mut(LITERAL) {
+            if let Bson::Document(inner) = std::mem::replace(slot, Bson::Null) {
+                *slot = finish(inner, false);
             }
         }
-        Ok(Bson::Document(doc))
+    }
+    if literal { Bson::Document(doc) } else { extended(doc) }
+}
+
+/// Relaxed Extended JSON for the types plain JSON cannot hold (`{"$oid": …}`, `{"$date": …}`,
+/// `{"$binary": {"base64": …, "subType": …}}`, `{"$code": …, "$scope": {…}}`, …), read from an
+/// object whose values are finished already. Only the shapes Extended JSON uses are tried (one
+/// or two `$` keys, values that are scalars or small documents of scalars), so this costs
+/// the size of the object's own scalars, never its subtree's again.
+fn extended(doc: Document) -> Bson {
+    if doc.is_empty() || doc.len() > 2 || !doc.keys().all(|k| k.starts_with('$')) {
+        return Bson::Document(doc);
+    }
+    if doc.len() == 2
+        && matches!(doc.get("$code"), Some(Bson::String(_)))
+        && matches!(doc.get("$scope"), Some(Bson::Document(_)))
+    {
+        let mut code = String::new();
+        let mut scope = Document::new();
+        for (key, value) in doc {
+            match value {
+                Bson::String(s) if key == "$code" => code = s,
+                Bson::Document(d) => scope = d,
+                _ => unreachable!("checked above"),
+            }
+        }
+        return Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope { code, scope });
+    }
+    fn small(value: &Bson, top: bool) -> bool {
+        match value {
+            Bson::Document(d) => top && d.len() <= 2 && d.values().all(|v| small(v, false)),
+            Bson::Array(_) | Bson::JavaScriptCodeWithScope(_) => false,
+            _ => true,
+        }
+    }
+    if !doc.values().all(|v| small(v, true)) {
+        return Bson::Document(doc);
+    }
+    match Bson::try_from(Bson::Document(doc.clone()).into_relaxed_extjson()) {
+        Ok(value) if !matches!(value, Bson::Document(_)) => value,
+        _ => Bson::Document(doc),
     }
 }

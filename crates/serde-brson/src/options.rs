@@ -26,6 +26,7 @@ pub struct Options {
     pub(crate) max_decompressed: usize,
     pub(crate) max_chunk: usize,
     pub(crate) max_depth: usize,
+    pub(crate) model_budget_ratio: usize,
     pub(crate) extension: Option<Extension>,
     pub(crate) allow_uncompressed: bool,
     pub(crate) lz4_chunk_size: usize,
@@ -52,6 +53,14 @@ impl Options {
     /// thread's stack even in debug builds.
     pub const DEFAULT_MAX_DEPTH: usize = 512;
 
+    /// The default model budget ratio: 32. What the typed model ([`DataTree`](crate::model::DataTree)
+    /// and its documents), [`Payload::to_document`] and [`json::from_str`](crate::json::from_str)
+    /// build may take at most 32 × the payload (or JSON text) size + 2 MiB of memory, counted as
+    /// it is built. Realistic trees need 7× (the typed model) to 11× (a `Document`, or from
+    /// JSON); a flood of tiny values needs far more (a 16-byte child slot is a 1.3 KB
+    /// [`Slot`](crate::model::Slot), a 2-byte `null` array element a 112-byte [`bson::Bson`]).
+    pub const DEFAULT_MODEL_BUDGET_RATIO: usize = 32;
+
     /// The default options: the limits above, no extension hint, kind 0 refused, 1 MiB lz4net
     /// chunks.
     pub const fn new() -> Self {
@@ -59,6 +68,7 @@ impl Options {
             max_decompressed: Self::DEFAULT_MAX_DECOMPRESSED,
             max_chunk: Self::DEFAULT_MAX_CHUNK,
             max_depth: Self::DEFAULT_MAX_DEPTH,
+            model_budget_ratio: Self::DEFAULT_MODEL_BUDGET_RATIO,
             extension: None,
             allow_uncompressed: false,
             lz4_chunk_size: codec::lz4net::CHUNK_SIZE,
@@ -81,6 +91,18 @@ impl Options {
     /// Caps how deep BSON documents and arrays may nest (the root document is level 1).
     pub const fn max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth;
+        self
+    }
+
+    /// Caps the memory of what decoding builds: the typed model ([`from_slice`](Options::from_slice)
+    /// into [`DataTree`](crate::model::DataTree) or anything holding model types, through this
+    /// crate's deserializer) and [`Payload::to_document`] may take at most `ratio` × the payload
+    /// size + 2 MiB, counted in in-memory bytes (document buckets and tables, vector capacities,
+    /// strings) before each allocation. Running out is [`ErrorKind::LimitExceeded`](crate::ErrorKind).
+    /// Since the payload is at most [`max_decompressed`](Options::max_decompressed), the model of
+    /// a compressed file is at most `ratio` × that cap + 2 MiB.
+    pub const fn model_budget_ratio(mut self, ratio: usize) -> Self {
+        self.model_budget_ratio = ratio;
         self
     }
 

@@ -4,9 +4,11 @@
 use bson::{Document, RawDocument};
 use serde_core::Deserialize;
 
+use crate::budget::{self, Budget};
 use crate::container::{Compression, Header};
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
 
 /// A decompressed, validated data-tree payload: one BSON document.
 ///
@@ -20,6 +22,8 @@ pub struct Payload {
     bytes: Vec<u8>,
     compression: Compression,
     header: Option<Header>,
+    /// [`Options::model_budget_ratio`](crate::Options::model_budget_ratio).
+    budget_ratio: usize,
 }
 
 impl std::fmt::Debug for Payload {
@@ -33,20 +37,31 @@ impl std::fmt::Debug for Payload {
 }
 
 impl Payload {
-    /// Validates `bytes` as one BSON document nested no deeper than `max_depth`.
+    /// Validates `bytes` as one BSON document nested no deeper than `options.max_depth`.
     pub(crate) fn new(
         bytes: Vec<u8>,
         compression: Compression,
         header: Option<Header>,
-        max_depth: usize,
+        options: &Options,
     ) -> Result<Self> {
-        validate(&bytes, max_depth)?;
-        Ok(Payload { bytes, compression, header })
+        validate(&bytes, options.max_depth)?;
+        Ok(Payload::from_validated(bytes, compression, header, options))
     }
 
-    /// Validates raw BSON bytes (e.g. a `.bson` export) as a payload.
+    /// A payload of `bytes` already [`validate`]d.
+    pub(crate) fn from_validated(
+        bytes: Vec<u8>,
+        compression: Compression,
+        header: Option<Header>,
+        options: &Options,
+    ) -> Self {
+        Payload { bytes, compression, header, budget_ratio: options.model_budget_ratio }
+    }
+
+    /// Validates raw BSON bytes (e.g. a `.bson` export) as a payload (with the default
+    /// [`Options::model_budget_ratio`](crate::Options::model_budget_ratio)).
     pub fn from_bson(bytes: Vec<u8>, max_depth: usize) -> Result<Self> {
-        Payload::new(bytes, Compression::None, None, max_depth)
+        Payload::new(bytes, Compression::None, None, &Options::new().max_depth(max_depth))
     }
 
     /// The BSON bytes.
@@ -77,7 +92,7 @@ impl Payload {
 
     /// A serde [`Deserializer`] over the payload.
     pub fn deserializer(&self) -> Deserializer<'_> {
-        Deserializer::from_validated(&self.bytes)
+        Deserializer::from_validated(&self.bytes, self.budget_ratio)
     }
 
     /// Deserializes the tree (or any part of it a type asks for); `&str` and `&[u8]` fields
@@ -87,9 +102,16 @@ impl Payload {
     }
 
     /// The whole tree as a [`bson::Document`] (keeps key order and every value's BSON type, so
-    /// encoding it again gives the same bytes).
+    /// encoding it again gives the same bytes, unless a document holds a duplicate key, which a
+    /// `Document` cannot).
+    ///
+    /// Linear, iterative, and within the model budget
+    /// ([`Options::model_budget_ratio`](crate::Options::model_budget_ratio) × the payload size +
+    /// 2 MiB; a `null` array element is 2 bytes of BSON and a 112-byte [`bson::Bson`]), else
+    /// [`ErrorKind::LimitExceeded`].
     pub fn to_document(&self) -> Result<Document> {
-        Document::try_from(self.raw()).map_err(|e| Error::new(ErrorKind::Bson, e.to_string()).with_source(e))
+        let budget = Budget::for_input(self.bytes.len(), self.budget_ratio);
+        budget::document_within(self.raw(), &budget, "the document")
     }
 
     /// The root's `VersionNumber` string (modern Resonite files; absent in legacy Neos files),

@@ -297,3 +297,68 @@ fn fix_layouts(slot: &mut Slot) {
         fix_layouts(child);
     }
 }
+
+/// Issue 12: the typed model read documents whose keys look like Extended JSON
+/// (`{"$numberLong": "5"}`) through `Bson`'s serde impl, which turns them into other types, so
+/// decode → encode changed the tree. They are now read from the raw bytes, and the JSON form
+/// escapes them as `{"$literal": {…}}`.
+#[test]
+fn model_keeps_documents_whose_keys_look_like_extended_json() {
+    let tricky = doc! {
+        "long": { "$numberLong": "5" },
+        "oid": { "$oid": "0123456789abcdef01234567" },
+        "date": { "$date": { "$numberLong": "1" } },
+        "binary": { "$binary": { "base64": "AAEC", "subType": "00" } },
+        "literal": { "$literal": { "$numberInt": "7" } },
+        "code": { "$code": "f()", "$scope": { "$undefined": true } },
+        "ref": { "$ref": "ns", "$id": 5 },
+        "nested": [ { "$minKey": 1 }, { "$maxKey": 1, "x": 2 }, {} ],
+    };
+    let tree = doc! {
+        "VersionNumber": "2025.1.1.1",
+        "Types": ["A"],
+        "Object": {
+            "ID": "root",
+            "Name": { "ID": "n", "Data": "root", "$numberDouble": "1.0" },
+            "ParentReference": Bson::Null,
+            "Components": { "ID": "c", "Data": [ { "Type": 0, "Data": tricky.clone(), "$oid": { "$oid": "x" } } ] },
+            "Children": [],
+            "Custom": { "$numberDecimal": "1.5" },
+        },
+        "Extra": { "$timestamp": { "t": 1, "i": 2 } },
+    };
+    let raw = serde_brson::Options::new().allow_uncompressed(true);
+    let file = raw.to_vec(&tree, Compression::None).unwrap();
+    let payload = raw.decompress(&file).unwrap();
+
+    let model: DataTree = payload.deserialize().unwrap();
+    let data = &model.object.components().unwrap()[0].data;
+    assert_eq!(data, &tricky);
+    assert_eq!(data.get_document("long").unwrap().get_str("$numberLong").unwrap(), "5");
+    assert_eq!(model.object.extra.get_document("Custom").unwrap(), &doc! { "$numberDecimal": "1.5" });
+    assert_eq!(model.extra.get_document("Extra").unwrap(), &doc! { "$timestamp": { "t": 1, "i": 2 } });
+    // decode → encode gives back the same BSON.
+    assert_eq!(raw.to_vec(&model, Compression::None).unwrap(), file);
+    assert_eq!(payload.to_document().unwrap(), tree);
+
+    // Through JSON: escaped on the way out, read back as the same documents, and the same text.
+    let text = serde_brson::json::to_string(payload.raw()).unwrap();
+    assert!(text.contains(r#""long":{"$literal":{"$numberLong":"5"}}"#), "{text}");
+    assert!(text.contains(r#""literal":{"$literal":{"$literal":{"$literal":{"$numberInt":"7"}}}}"#), "{text}");
+    let back = serde_brson::json::from_str(&text).unwrap();
+    assert_eq!(back, tree);
+    let bytes = bson::serialize_to_vec(&back).unwrap();
+    assert_eq!(serde_brson::json::to_string(bson::RawDocument::from_bytes(&bytes).unwrap()).unwrap(), text);
+
+    // Real Extended JSON still reads as the types, and `$literal` is an ordinary key elsewhere.
+    let back = serde_brson::json::from_str(
+        r#"{"l": {"$numberLong": "5"}, "d": {"$date": {"$numberLong": "1"}}, "w": {"$literal": {"$numberLong": "5"}},
+            "k": {"$literal": 1}, "m": {"$literal": {"$numberLong": "5"}, "x": 1}}"#,
+    )
+    .unwrap();
+    assert_eq!(back.get("l"), Some(&Bson::Int64(5)));
+    assert_eq!(back.get("d"), Some(&Bson::DateTime(bson::DateTime::from_millis(1))));
+    assert_eq!(back.get_document("w").unwrap(), &doc! { "$numberLong": "5" });
+    assert_eq!(back.get_document("k").unwrap(), &doc! { "$literal": 1 });
+    assert_eq!(back.get_document("m").unwrap(), &doc! { "$literal": 5i64, "x": 1 });
+}

@@ -271,7 +271,11 @@ pub(crate) fn decode_slice(
         if input.len() - at < header.stored {
             break Some(Error::eof("an lz4net chunk", base_offset + input.len() as u64));
         }
-        chunks.push((header, at, reader.offset));
+        // A stored chunk of nothing is a no-op; not recording it keeps this list within the
+        // input's size (a flood of 2-byte empty chunks would otherwise cost 16 bytes each).
+        if header.compressed || header.original > 0 {
+            chunks.push((header, at));
+        }
         reader.inner.consume(header.stored);
         reader.offset += header.stored as u64;
         reader.remaining -= header.original as u64;
@@ -285,7 +289,8 @@ pub(crate) fn decode_slice(
         out.resize(start + total, 0);
     }
     let mut pos = start;
-    for (header, at, offset) in chunks {
+    for (header, at) in chunks {
+        let offset = base_offset + at as u64;
         let data = &input[at..at + header.stored];
         let target = &mut out[pos..pos + header.original];
         if header.compressed {

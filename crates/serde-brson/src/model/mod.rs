@@ -25,7 +25,7 @@ pub mod values;
 use std::fmt;
 use std::marker::PhantomData;
 
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawBson};
 use indexmap::IndexMap;
 use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_core::ser::{SerializeMap, Serializer};
@@ -35,6 +35,7 @@ pub use self::values::{
     Color, ColorProfile, ColorX, Double3, DoubleQ, DtString, EnumName, Float2, Float3, Float4, Float4x4, FloatQ, Guid,
     Int3, Num, Url,
 };
+use crate::budget;
 use crate::lenient::Lenient;
 
 /// The key order a tree is written in.
@@ -122,9 +123,7 @@ impl<'de, S: DeserializeSeed<'de> + Clone> Visitor<'de> for FieldSeed<S> {
             match key {
                 Key::Known(0) => id = Some(map.next_value()?),
                 Key::Known(_) => data = Some(map.next_value_seed(self.0.clone())?),
-                Key::Other(k) => {
-                    extra.insert(k, map.next_value::<Bson>()?);
-                }
+                Key::Other(k) => insert_extra(&mut extra, k, &mut map)?,
             }
         }
         let id = id.ok_or_else(|| de::Error::missing_field("ID"))?;
@@ -258,10 +257,8 @@ impl<'de> Deserialize<'de> for ComponentEntry {
                 while let Some(key) = map.next_key_seed(KeySeed(KEYS))? {
                     match key {
                         Key::Known(0) => type_ref = Some(map.next_value()?),
-                        Key::Known(_) => data = Some(map.next_value()?),
-                        Key::Other(k) => {
-                            extra.insert(k, map.next_value::<Bson>()?);
-                        }
+                        Key::Known(_) => data = Some(map.next_value::<ExactDocument>()?.0),
+                        Key::Other(k) => insert_extra(&mut extra, k, &mut map)?,
                     }
                 }
                 Ok(ComponentEntry {
@@ -423,12 +420,15 @@ impl<'de> Deserialize<'de> for Slot {
                             if !parent_seen {
                                 slot.layout = Layout::Legacy;
                             }
-                            slot.components = Some(map.next_value()?);
+                            slot.components =
+                                Some(map.next_value_seed(FieldSeed(CountedVec(PhantomWrap::<ComponentEntry>(
+                                    PhantomData,
+                                ))))?);
                         }
-                        Key::Known(_) => slot.children = map.next_value()?,
-                        Key::Other(k) => {
-                            slot.extra.insert(k, map.next_value::<Bson>()?);
+                        Key::Known(_) => {
+                            slot.children = map.next_value_seed(CountedVec(PhantomWrap::<Slot>(PhantomData)))?
                         }
+                        Key::Other(k) => insert_extra(&mut slot.extra, k, &mut map)?,
                     }
                 }
                 slot.id = id.ok_or_else(|| de::Error::missing_field("ID"))?;
@@ -510,13 +510,18 @@ impl<'de> Deserialize<'de> for DataTree {
                     match key {
                         Key::Known(0) => tree.version_number = map.next_value()?,
                         Key::Known(1) => tree.feature_flags = Some(map.next_value::<LenientMap>()?.0),
-                        Key::Known(2) => tree.types = map.next_value()?,
+                        Key::Known(2) => {
+                            tree.types = map
+                                .next_value_seed(OptionSeed(CountedVec(PhantomWrap::<ModelString>(PhantomData))))?
+                                .map(|types| types.into_iter().map(|s| s.0).collect())
+                        }
                         Key::Known(3) => tree.type_versions = Some(map.next_value::<LenientMap>()?.0),
                         Key::Known(4) => object = Some(map.next_value()?),
-                        Key::Known(_) => tree.assets = map.next_value()?,
-                        Key::Other(k) => {
-                            tree.extra.insert(k, map.next_value::<Bson>()?);
+                        Key::Known(_) => {
+                            tree.assets =
+                                map.next_value_seed(OptionSeed(CountedVec(PhantomWrap::<ComponentEntry>(PhantomData))))?
                         }
+                        Key::Other(k) => insert_extra(&mut tree.extra, k, &mut map)?,
                     }
                 }
                 tree.object = object.ok_or_else(|| de::Error::missing_field("Object"))?;
@@ -541,6 +546,9 @@ impl<'de> Deserialize<'de> for LenientMap {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientMap, A::Error> {
                 let mut out = IndexMap::new();
                 while let Some(k) = map.next_key::<String>()? {
+                    let bucket = std::mem::size_of::<(usize, String, i32)>();
+                    let grow = budget::map_bytes(out.len() + 1, bucket) - budget::map_bytes(out.len(), bucket);
+                    budget::model_charge(grow + k.len())?;
                     out.insert(k, map.next_value_seed(Lenient::<i32>(PhantomData))?);
                 }
                 Ok(LenientMap(out))
@@ -591,5 +599,132 @@ impl Visitor<'_> for KeySeed {
             Some(i) => Key::Known(i),
             None => Key::Other(v.to_owned()),
         })
+    }
+}
+
+/// Reads the value of an unknown key and inserts it into `extra`, charging the model budget.
+fn insert_extra<'de, A: MapAccess<'de>>(extra: &mut Document, key: String, map: &mut A) -> Result<(), A::Error> {
+    budget::model_charge(budget::doc_entry(extra.len(), key.len()))?;
+    let value = map.next_value::<ExactBson>()?.0;
+    extra.insert(key, value);
+    Ok(())
+}
+
+/// A BSON value read exactly as stored: through the raw bytes when the deserializer is this
+/// crate's (or `bson`'s raw one), so a document whose keys look like Extended JSON
+/// (`{"$numberLong": "5"}`) stays a document with those keys, where `Bson`'s own `Deserialize`
+/// would read it as an int64 and the tree would not re-encode to the same bytes. Converted
+/// iteratively and charged to the model budget.
+struct ExactBson(Bson);
+
+impl<'de> Deserialize<'de> for ExactBson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawBson::deserialize(d)?;
+        budget::model_bson(raw.as_raw_bson_ref()).map(ExactBson)
+    }
+}
+
+/// A document read exactly (see [`ExactBson`]).
+struct ExactDocument(Document);
+
+impl<'de> Deserialize<'de> for ExactDocument {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match ExactBson::deserialize(d)?.0 {
+            Bson::Document(doc) => Ok(ExactDocument(doc)),
+            other => Err(de::Error::invalid_type(unexpected(&other), &"a document")),
+        }
+    }
+}
+
+fn unexpected(value: &Bson) -> de::Unexpected<'_> {
+    match value {
+        Bson::String(s) => de::Unexpected::Str(s),
+        Bson::Boolean(b) => de::Unexpected::Bool(*b),
+        Bson::Int32(i) => de::Unexpected::Signed(i64::from(*i)),
+        Bson::Int64(i) => de::Unexpected::Signed(*i),
+        Bson::Double(f) => de::Unexpected::Float(*f),
+        Bson::Null => de::Unexpected::Unit,
+        Bson::Array(_) => de::Unexpected::Seq,
+        _ => de::Unexpected::Other("a BSON value"),
+    }
+}
+
+/// A string charged to the model budget.
+struct ModelString(String);
+
+impl<'de> Deserialize<'de> for ModelString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        budget::model_charge(s.capacity())?;
+        Ok(ModelString(s))
+    }
+}
+
+/// A sequence read into a vector whose buffer is charged to the model budget before it grows
+/// (serde's `Vec` impl grows without telling: a flood of 16-byte child slots would build
+/// 1.3 KB [`Slot`]s unchecked).
+#[derive(Clone)]
+struct CountedVec<S>(S);
+
+impl<'de, S: DeserializeSeed<'de> + Clone> DeserializeSeed<'de> for CountedVec<S> {
+    type Value = Vec<S::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de> + Clone> Visitor<'de> for CountedVec<S> {
+    type Value = Vec<S::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let size = std::mem::size_of::<S::Value>();
+        let mut out = Vec::new();
+        while let Some(value) = seq.next_element_seed(self.0.clone())? {
+            if out.len() == out.capacity() {
+                let old = out.capacity();
+                let new = (old * 2).max(4);
+                budget::model_charge(new.saturating_mul(size))?;
+                out.reserve_exact(new - old);
+                budget::model_refund(old * size);
+            }
+            out.push(value);
+        }
+        Ok(out)
+    }
+}
+
+/// `Option<T>` through a seed: null is `None`.
+struct OptionSeed<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for OptionSeed<S> {
+    type Value = Option<S::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for OptionSeed<S> {
+    type Value = Option<S::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("null or a value")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.deserialize(d).map(Some)
     }
 }

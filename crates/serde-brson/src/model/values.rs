@@ -86,7 +86,9 @@ impl Serialize for Guid {
 
 impl<'de> Deserialize<'de> for Guid {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(Guid)
+        let s = String::deserialize(d)?;
+        crate::budget::model_charge(s.capacity())?;
+        Ok(Guid(s))
     }
 }
 
@@ -171,6 +173,7 @@ impl Visitor<'_> for StoredStr {
         f.write_str("a string")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<DtString, E> {
+        crate::budget::model_charge(v.len())?;
         Ok(DtString::from_stored(v))
     }
 }
