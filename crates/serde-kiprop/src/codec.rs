@@ -452,6 +452,16 @@ impl BitWriter {
         }
     }
 
+    /// Writes a `std::wstring` from its UTF-16LE bytes (an even number; the length prefix counts
+    /// code units). Any code units, lone surrogates included, are written as they are.
+    pub fn write_wstring_le_bytes(&mut self, bytes: &[u8], compact: bool) {
+        debug_assert!(bytes.len() % 2 == 0);
+        self.write_len((bytes.len() / 2) as u32, compact, true);
+        if !bytes.is_empty() {
+            self.write_bytes(bytes);
+        }
+    }
+
     /// Writes a KI leaf struct from its components in wire order.
     pub fn write_leaf(&mut self, v: &LeafValue) {
         for s in &v.wire[..v.leaf.len()] {

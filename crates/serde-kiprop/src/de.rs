@@ -72,6 +72,10 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     budget: u64,
     /// The whole model budget, for the error.
     budget_limit: u64,
+    /// Shallow: a DEPRECATED property was skipped (for the trailing-data hint).
+    skipped_deprecated: bool,
+    /// The flags came from the stream (STATEFUL_FLAGS), not from the caller (for the hint).
+    flags_stored: bool,
     _de: PhantomData<&'de ()>,
 }
 
@@ -102,17 +106,55 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             reserved: 0,
             budget,
             budget_limit: budget,
+            skipped_deprecated: false,
+            flags_stored: false,
             _de: PhantomData,
         }
+    }
+
+    /// Whether the flags this deserializer was given were read from the stream (for hints).
+    pub(crate) fn flags_stored(mut self, stored: bool) -> Self {
+        self.flags_stored = stored;
+        self
     }
 
     /// Checks that nothing but the final byte's padding follows what was read.
     pub fn end(&mut self) -> Result<()> {
         let left = self.cur.remaining_bits(self.input.data());
         if left >= 8 {
-            return Err(Error::at(ErrorKind::TrailingData { bits: left }, self.pos()));
+            return Err(Error::at(ErrorKind::TrailingData { bits: left }, self.pos()).with_hint(self.trailing_hint()));
         }
         Ok(())
+    }
+
+    /// Why data may be left after the root object: the reader's options differ from the writer's.
+    #[cold]
+    fn trailing_hint(&self) -> String {
+        let mut hints = Vec::new();
+        if self.shallow && self.skipped_deprecated {
+            hints.push(
+                "a DEPRECATED property was skipped (as katsuba does); if the writer included it, read \
+                 with Options::skip_deprecated(false)",
+            );
+        }
+        if self.shallow {
+            hints.push(
+                "the property mask (Options::property_mask, mask_predicate) or the type list may differ \
+                 from the writer's",
+            );
+        } else {
+            hints.push(
+                "in deep mode the root object's size field says where it ends, so the rest is a second \
+                 object or other framing (manual compression, the BINd magic)",
+            );
+        }
+        if !self.flags_stored {
+            hints.push(
+                "the flags (Options::flags: COMPACT_LENGTH_PREFIXES, HUMAN_READABLE_ENUMS, …) may not be \
+                 the writer's; if the blob stores them, read with STATEFUL_FLAGS (Options::stored_flags shows them)",
+            );
+        }
+        format!("the blob was probably written with other options: {}", hints.join("; "))
     }
 
     /// The current position in bits.
@@ -282,18 +324,29 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         }
     }
 
+    /// Reads a `std::wstring` as text; one that is not valid UTF-16 (a lone surrogate, which the
+    /// game writes) is an error here, see [`read_wstring_lossless`](Self::read_wstring_lossless).
     fn read_wstring(&mut self) -> Result<String> {
+        self.read_wstring_lossless()?.map_err(|_| {
+            self.err(ErrorKind::InvalidText).with_hint(
+                "a std::wstring that is not valid UTF-16 (a lone surrogate): read it into a Value or \
+                 into bytes (serde_bytes::ByteBuf), which hold its UTF-16LE code units and write them back as they are",
+            )
+        })
+    }
+
+    /// Reads a `std::wstring`: its text, or when it is not valid UTF-16 (a lone surrogate) its
+    /// UTF-16LE bytes as they are (katsuba returns these too), so nothing is lost.
+    fn read_wstring_lossless(&mut self) -> Result<std::result::Result<String, Vec<u8>>> {
         let n = self.len(true)? as usize;
         if n == 0 {
-            return Ok(String::new());
+            return Ok(Ok(String::new()));
         }
         let bytes = n.checked_mul(2).ok_or_else(|| self.eof())?;
         let start = self.take(bytes)?;
         let data = &self.input.data()[start..start + bytes];
         let units = data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
-        char::decode_utf16(units)
-            .collect::<std::result::Result<String, _>>()
-            .map_err(|_| self.err(ErrorKind::InvalidText))
+        Ok(char::decode_utf16(units).collect::<std::result::Result<String, _>>().map_err(|_| data.to_vec()))
     }
 
     fn read_enum(&mut self, slot: &DSlot<'t>) -> Result<u32> {
@@ -614,13 +667,20 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
         }
         match slot.kind {
             Kind::Prim(Prim::Str) => self.d.visit_string_any(v, charge),
-            Kind::Prim(Prim::WStr) => {
-                let s = self.d.read_wstring()?;
-                if charge {
-                    self.d.charge(s.capacity())?;
+            Kind::Prim(Prim::WStr) => match self.d.read_wstring_lossless()? {
+                Ok(s) => {
+                    if charge {
+                        self.d.charge(s.capacity())?;
+                    }
+                    v.visit_string(s)
                 }
-                v.visit_string(s)
-            }
+                Err(units) => {
+                    if charge {
+                        self.d.charge(units.capacity())?;
+                    }
+                    v.visit_byte_buf(units)
+                }
+            },
             Kind::Prim(p) => visit_scalar(self.d.scalar(p)?, v),
             Kind::Leaf(leaf) => {
                 let wire = self.d.read_leaf(leaf)?;
@@ -734,6 +794,19 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
     fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         match self.slot.kind {
             Kind::Prim(Prim::Str) | Kind::Auto if !self.slot.container() => self.d.visit_string_bytes(v, false),
+            // A wstring as bytes: its UTF-16LE code units, whatever they hold.
+            Kind::Prim(Prim::WStr) if !self.slot.container() => {
+                let n = self.d.len(true)? as usize;
+                let bytes = n.checked_mul(2).ok_or_else(|| self.d.eof())?;
+                if bytes == 0 {
+                    return v.visit_borrowed_bytes(&[]);
+                }
+                let start = self.d.take(bytes)?;
+                match self.d.input.borrowed() {
+                    Some(b) => v.visit_borrowed_bytes(&b[start..start + bytes]),
+                    None => v.visit_bytes(&self.d.input.data()[start..start + bytes]),
+                }
+            }
             Kind::Prim(Prim::U8 | Prim::I8) if self.slot.container() => {
                 let n = self.d.len(false)? as usize;
                 if n == 0 {
@@ -1063,6 +1136,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
         while let Some(prop) = props.get(self.idx) {
             self.idx += 1;
             if !self.all_in && !d.incl.test(prop.flags) {
+                d.skipped_deprecated |= prop.has(flags::DEPRECATED);
                 continue;
             }
             let mut presence = false;

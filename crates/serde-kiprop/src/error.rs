@@ -133,6 +133,7 @@ pub struct Error {
 struct Inner {
     kind: ErrorKind,
     bit: Option<u64>,
+    hint: Option<String>,
 }
 
 /// `Result<T, serde_kiprop::Error>`.
@@ -141,11 +142,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     /// An error of this kind without a position.
     pub fn new(kind: ErrorKind) -> Self {
-        Error { inner: Box::new(Inner { kind, bit: None }) }
+        Error { inner: Box::new(Inner { kind, bit: None, hint: None }) }
     }
 
     pub(crate) fn at(kind: ErrorKind, bit: u64) -> Self {
-        Error { inner: Box::new(Inner { kind, bit: Some(bit) }) }
+        Error { inner: Box::new(Inner { kind, bit: Some(bit), hint: None }) }
     }
 
     /// What went wrong.
@@ -161,6 +162,17 @@ impl Error {
     /// The byte offset in the object stream (after framing and decompression), if known.
     pub fn offset(&self) -> Option<u64> {
         self.inner.bit.map(|b| b / 8)
+    }
+
+    /// What probably caused the error and what to try, when the decoder can tell (for example,
+    /// for trailing data: options that differ from the writer's). Part of the `Display` text.
+    pub fn hint(&self) -> Option<&str> {
+        self.inner.hint.as_deref()
+    }
+
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.inner.hint = Some(hint.into());
+        self
     }
 
     pub(crate) fn with_pos(mut self, bit: u64) -> Self {
@@ -231,8 +243,12 @@ impl fmt::Display for ErrorKind {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.inner.bit {
-            Some(bit) => write!(f, "{} at byte {} (bit {})", self.inner.kind, bit / 8, bit),
-            None => write!(f, "{}", self.inner.kind),
+            Some(bit) => write!(f, "{} at byte {} (bit {})", self.inner.kind, bit / 8, bit)?,
+            None => write!(f, "{}", self.inner.kind)?,
+        }
+        match &self.inner.hint {
+            Some(hint) => write!(f, "; {hint}"),
+            None => Ok(()),
         }
     }
 }

@@ -33,6 +33,7 @@ use options::{Body, unframe};
 impl Options {
     /// Encodes `value` (a struct named after its class, a [`Value`], or an enum of classes).
     pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T, types: &TypeList) -> Result<Vec<u8>> {
+        self.check()?;
         let mut ser = Serializer::new(types, *self);
         value.serialize(&mut ser)?;
         Ok(ser.into_bytes())
@@ -48,11 +49,13 @@ impl Options {
     /// Decodes a `T`, borrowing strings and bytes from `bytes` where `T` asks for them (and the
     /// data is not compressed). Everything must be read: trailing data is an error.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8], types: &TypeList) -> Result<T> {
+        self.check()?;
         let (body, flags) = unframe(bytes, self)?;
         let opts = Options { flags, ..*self };
+        let stored = self.flags & serializer_flags::STATEFUL_FLAGS != 0;
         match body {
-            Body::Borrowed(b) => decode(Deserializer::new(b, types, opts)),
-            Body::Owned(v) => decode(Deserializer::new(v, types, opts)),
+            Body::Borrowed(b) => decode(Deserializer::new(b, types, opts).flags_stored(stored)),
+            Body::Owned(v) => decode(Deserializer::new(v, types, opts).flags_stored(stored)),
         }
     }
 

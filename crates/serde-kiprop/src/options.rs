@@ -105,8 +105,13 @@ impl Options {
     /// SerializerFlags (see [`serializer_flags`]). For writing, the flags that shape the stream
     /// (stored in it with STATEFUL_FLAGS); for reading, the flags to assume (replaced by the
     /// stored ones when STATEFUL_FLAGS is set).
+    ///
+    /// A game file ([`bind_file`](Self::bind_file)) always stores its flags (the `BINd` magic
+    /// promises them to every reader), so for one STATEFUL_FLAGS is kept whatever `flags` says:
+    /// `Options::game_file().flags(COMPACT_LENGTH_PREFIXES)` writes a file with the flags
+    /// `STATEFUL_FLAGS | COMPACT_LENGTH_PREFIXES`.
     pub const fn flags(mut self, flags: u32) -> Self {
-        self.flags = flags;
+        self.flags = if self.bind_file { flags | STATEFUL_FLAGS } else { flags };
         self
     }
 
@@ -215,6 +220,96 @@ impl Options {
     /// The recursion limit.
     pub const fn get_recursion_limit(&self) -> u32 {
         self.recursion_limit
+    }
+
+    /// Whether the framing options can produce or read a valid stream: a `BINd` game file is
+    /// deep mode with stored flags (katsuba and the game read it so, whatever the caller says).
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.bind_file && self.shallow {
+            return Err(Error::new(ErrorKind::BadConfig(
+                "a BINd game file is deep mode: shallow(true) (or deep(false)) together with bind_file(true) \
+                 writes a file no reader can read; use deep mode, or bind_file(false) for shallow data",
+            )));
+        }
+        if self.bind_file && self.flags & STATEFUL_FLAGS == 0 {
+            return Err(Error::new(ErrorKind::BadConfig(
+                "a BINd game file stores its flags: bind_file(true) needs STATEFUL_FLAGS",
+            )));
+        }
+        Ok(())
+    }
+
+    /// The SerializerFlags the object stream of `bytes` was written with, read from its framing
+    /// under these options (`BINd` magic, manual compression): the stored flags when
+    /// STATEFUL_FLAGS is set, else [`get_flags`](Self::get_flags) (the stream does not say).
+    /// Nothing past the flags is decoded.
+    ///
+    /// ```
+    /// use serde_kiprop::{Options, serializer_flags::*};
+    /// # let types = serde_kiprop::TypeList::new();
+    /// let file = include_bytes!("../tests/data/generated/bind-deep.xml.bin");
+    /// assert_eq!(Options::game_file().stored_flags(file)?, STATEFUL_FLAGS);
+    /// # Ok::<(), serde_kiprop::Error>(())
+    /// ```
+    pub fn stored_flags(&self, bytes: &[u8]) -> Result<u32> {
+        self.check()?;
+        let mut input = bytes;
+        if self.bind_file {
+            input = input.strip_prefix(&BIND_MAGIC).ok_or_else(|| Error::new(ErrorKind::BadMagic))?;
+        }
+        if self.flags & STATEFUL_FLAGS == 0 {
+            return Ok(self.flags);
+        }
+        if self.manual_compression {
+            let size = take_u32(input, 0)?;
+            let inner = inflate(&input[4..], size, self.max_decompressed_size, self.max_decompressed_size)?;
+            return take_u32(&inner, 0);
+        }
+        take_u32(input, 0)
+    }
+
+    /// These options with the flags `bytes` was written with ([`stored_flags`](Self::stored_flags)):
+    /// what a tool re-encodes with to write the blob the way it came. A `Value` decoded with
+    /// these options and encoded again gives the same bytes back.
+    ///
+    /// ```
+    /// use serde_kiprop::{Options, TypeList, Value};
+    /// let types = TypeList::from_path("tests/data/generated/types.json")?;
+    /// let file = std::fs::read("tests/data/generated/bind-deep.xml.bin")?;
+    /// let opts = Options::game_file().written_with(&file)?;
+    /// let value: Value = opts.from_slice(&file, &types)?;
+    /// assert_eq!(opts.to_vec(&value, &types)?, file);
+    /// # Ok::<(), serde_kiprop::Error>(())
+    /// ```
+    ///
+    /// Compressed data gets the zlib level its stream header announces (fastest → 1, fast → 2,
+    /// default → 6, best → 9); another writer's deflate choices may still differ from zlib's
+    /// at that level.
+    pub fn written_with(&self, bytes: &[u8]) -> Result<Options> {
+        let stored = self.stored_flags(bytes)?;
+        let mut opts = self.flags(stored | (self.flags & STATEFUL_FLAGS));
+        let mut input = bytes;
+        if self.bind_file {
+            input = &input[BIND_MAGIC.len()..];
+        }
+        // The zlib header: manual compression's, else WITH_COMPRESSION's (after the flags).
+        let header = if self.manual_compression {
+            input.get(4..6)
+        } else if stored & WITH_COMPRESSION != 0 {
+            let at = if self.flags & STATEFUL_FLAGS != 0 { 4 } else { 0 };
+            match input.get(at) {
+                Some(&c) if c != 0 => input.get(at + 5..at + 7),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if let Some(&[cmf, flg]) = header {
+            if cmf & 0x0F == 8 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0 {
+                opts.compression_level = [1, 2, 6, 9][usize::from(flg >> 6)];
+            }
+        }
+        Ok(opts)
     }
 
     pub(crate) fn compact(&self) -> bool {

@@ -614,6 +614,38 @@ impl TypeList {
         Ok(list)
     }
 
+    /// Loads a wiztype dump from a file (like katsuba's `TypeList.open`). Errors name the path.
+    ///
+    /// ```
+    /// let types = serde_kiprop::TypeList::from_path("tests/data/generated/types.json")?;
+    /// assert!(types.class_by_name("class KiPropTestRoot").is_some());
+    /// # Ok::<(), serde_kiprop::Error>(())
+    /// ```
+    pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        TypeList::from_paths([path])
+    }
+
+    /// Loads and merges several dumps from files (like katsuba's `TypeList.open_many`; later
+    /// classes replace earlier ones with the same tag).
+    pub fn from_paths<P: AsRef<std::path::Path>>(paths: impl IntoIterator<Item = P>) -> Result<Self> {
+        let mut list = TypeList::new();
+        for path in paths {
+            let path = path.as_ref();
+            let bytes = std::fs::read(path).map_err(|e| {
+                Error::new(ErrorKind::Io(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))))
+            })?;
+            let json = String::from_utf8(bytes).map_err(|_| {
+                Error::new(ErrorKind::TypeList(format!("{}: not a JSON type list (not UTF-8)", path.display())))
+            })?;
+            list.merge_json_unresolved(&json).map_err(|e| match e.kind() {
+                ErrorKind::TypeList(msg) => Error::new(ErrorKind::TypeList(format!("{}: {msg}", path.display()))),
+                _ => e,
+            })?;
+        }
+        list.resolve_objects();
+        Ok(list)
+    }
+
     /// Builds a list from static schemas.
     pub fn from_schemas(schemas: &[&ClassSchema]) -> Self {
         let mut list = TypeList::new();

@@ -44,7 +44,9 @@ pub struct Serializer<'t> {
     /// Shallow fields that arrived before their turn (out of id order), as (property index,
     /// value), for every object being written: each object's are the last ones while it is
     /// written (its nested objects take theirs out before they end).
-    buffered: Vec<(usize, Value)>,
+    /// The value is `None` for a field that was `None` itself (absent, for a DELTA_ENCODE
+    /// property), so `Some(None)` (present, null) stays apart from it.
+    buffered: Vec<(usize, Option<Value>)>,
     depth: u32,
     utf16: Vec<u16>,
 }
@@ -364,6 +366,18 @@ impl<'t> Serializer<'t> {
                 self.close(patch);
                 Ok(())
             }
+            Kind::Prim(Prim::WStr) if !slot.is(sf::CONTAINER) => {
+                // UTF-16LE code units as they are (a wstring that is not valid UTF-16 decodes to
+                // these bytes).
+                if b.len() % 2 != 0 {
+                    return Err(mismatch(&slot, "an odd number of bytes (a wstring as bytes is UTF-16LE)"));
+                }
+                self.check_len(b.len() / 2, true)?;
+                let patch = self.open(&slot, None)?;
+                self.w.write_wstring_le_bytes(b, self.compact);
+                self.close(patch);
+                Ok(())
+            }
             Kind::Prim(p @ (Prim::U8 | Prim::I8)) if slot.is(sf::CONTAINER) => {
                 // A container of bytes: length prefix, then the bytes (each aligned, so contiguous).
                 self.check_len(b.len(), false)?;
@@ -389,6 +403,22 @@ impl<'t> Serializer<'t> {
             }
             self.w.write_bool(false);
             return Ok(());
+        }
+        if slot.is(sf::CONTAINER) {
+            // A container (of objects too: `None` is not a null element) is left out in deep
+            // mode; in shallow mode only a DELTA_ENCODE property can be absent (handled above).
+            if slot.is(sf::OMITTABLE) {
+                self.omitted = true;
+                return Ok(());
+            }
+            if slot.is(sf::HEADER) {
+                return Ok(());
+            }
+            return Err(mismatch(
+                &slot,
+                "None for a container property in shallow mode (not DELTA_ENCODE, so it cannot be absent; \
+                 write an empty sequence)",
+            ));
         }
         match slot.kind {
             Kind::Object(_) => {
@@ -585,7 +615,7 @@ impl<'t> Serializer<'t> {
         let pending = class.props[st.cursor as usize..idx].iter().any(|p| self.incl.test(p.flags));
         if pending {
             // Out of id order: keep it until the properties before it are written.
-            self.buffered.push((idx, crate::value::to_value(value)?));
+            self.buffered.push((idx, crate::value::to_layered_value(value)?));
             st.buffered += 1;
             return Ok(());
         }
@@ -602,7 +632,7 @@ impl<'t> Serializer<'t> {
     }
 
     /// Takes the buffered value at `at` (from [`buffered_at`](Self::buffered_at)) out.
-    fn take_buffered(&mut self, st: &mut ObjectState<'t>, at: usize) -> Value {
+    fn take_buffered(&mut self, st: &mut ObjectState<'t>, at: usize) -> Option<Value> {
         st.buffered -= 1;
         self.buffered.swap_remove(at).1
     }
@@ -797,6 +827,7 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         variant: &'static str,
         v: &T,
     ) -> Result<()> {
+        self.opts.check()?;
         ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_newtype_variant(name, i, variant, v)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
@@ -818,9 +849,11 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_tuple_variant(name, i, variant, len)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 't>> {
+        self.opts.check()?;
         ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_map(len)
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructSer<'a, 't>> {
+        self.opts.check()?;
         ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_struct(name, len)
     }
     fn serialize_struct_variant(
@@ -830,6 +863,7 @@ impl<'a, 't> ser::Serializer for &'a mut Serializer<'t> {
         variant: &'static str,
         len: usize,
     ) -> Result<StructSer<'a, 't>> {
+        self.opts.check()?;
         ValueSer { s: self, slot: Slot::root(), variant: None }.serialize_struct_variant(name, i, variant, len)
     }
 }
@@ -1065,7 +1099,7 @@ impl<'a, 't> ValueSer<'a, 't> {
 
     fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
-        if is_seq && slot.f & !sf::OMITTABLE == sf::CONTAINER && !matches!(slot.kind, Kind::Leaf(_)) {
+        if is_seq && slot.f & !sf::OMITTABLE == sf::CONTAINER {
             // A container property with nothing to write before it: length prefix, elements.
             self.s.check_len(len, false)?;
             self.s.enter()?;
@@ -1077,7 +1111,11 @@ impl<'a, 't> ValueSer<'a, 't> {
             return Ok(SeqSer(SeqInner::Container { s: self.s, slot: slot.element_of(), patch: None }));
         }
         if let Kind::Leaf(leaf) = slot.kind {
-            return Ok(SeqSer(SeqInner::Leaf(LeafSer::new(self.s, slot, leaf)?)));
+            // A leaf struct as a tuple of its components; for a container property the sequence
+            // is the container (of leaf structs), below.
+            if !slot.is(sf::CONTAINER) {
+                return Ok(SeqSer(SeqInner::Leaf(LeafSer::new(self.s, slot, leaf)?)));
+            }
         }
         if slot.is(sf::ELEMENT) || slot.is(sf::ROOT) {
             return Err(mismatch(&slot, "a nested sequence"));

@@ -278,8 +278,12 @@ impl Serialize for Object {
             m.serialize_entry("$__type", name)?;
         }
         m.serialize_entry("$__hash", &self.type_hash)?;
+        // Each property value goes out as `Some`: a property in the list is present. For a shallow
+        // DELTA_ENCODE pointer this `Some` is the presence bit, so a present null pointer
+        // (`Value::Null`) stays present (an absent property is one left out of the list). Other
+        // formats see the value itself (`Some` is transparent to JSON and to `to_value`).
         for (k, v) in &self.properties {
-            m.serialize_entry(k, v)?;
+            m.serialize_entry(k, &Some(v))?;
         }
         m.end()
     }
@@ -325,6 +329,11 @@ impl<'de> Visitor<'de> for ValueVisitor {
             Ok(s) => Value::String(s.to_owned()),
             Err(_) => Value::Bytes(v.to_vec()),
         })
+    }
+    fn visit_byte_buf<E>(self, v: Vec<u8>) -> std::result::Result<Value, E> {
+        // Bytes handed over as a buffer stay bytes, even when they happen to be UTF-8 (a
+        // `std::wstring` that is not valid UTF-16 decodes to its UTF-16LE bytes).
+        Ok(Value::Bytes(v))
     }
     fn visit_none<E>(self) -> std::result::Result<Value, E> {
         Ok(Value::Null)
@@ -429,6 +438,112 @@ fn leaf_from_fields(props: &[(String, Value)]) -> Option<LeafValue> {
 /// named after the struct, sequences lists, and so on).
 pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
     value.serialize(ValueSerializer)
+}
+
+/// [`to_value`] keeping the outermost `Option` layer: `None` for a value that serializes as
+/// `None` (through newtypes), else `Some` of the value. `Some(None)` is `Some(Value::Null)`.
+pub(crate) fn to_layered_value<T: ?Sized + Serialize>(value: &T) -> Result<Option<Value>> {
+    // (`IsNone` fails on compound values: those are not `None` either.)
+    if value.serialize(IsNone).unwrap_or(false) { Ok(None) } else { to_value(value).map(Some) }
+}
+
+/// [`IsNone`]'s answer for sequences, maps and structs (which are not `None`): an error, since
+/// their serializers cannot be made without serializing the contents.
+fn compound() -> Error {
+    Error::new(ErrorKind::Unsupported("not an Option"))
+}
+
+/// Whether a value serializes as `None` (looking through newtypes only). Everything else answers
+/// `false` without serializing its contents.
+struct IsNone;
+
+macro_rules! not_none {
+    ($($f:ident($($a:ident: $t:ty),*);)*) => {
+        $(fn $f(self, $(_: $t),*) -> Result<bool> { Ok(false) })*
+    };
+}
+
+impl Serializer for IsNone {
+    type Ok = bool;
+    type Error = Error;
+    type SerializeSeq = Impossible<bool, Error>;
+    type SerializeTuple = Impossible<bool, Error>;
+    type SerializeTupleStruct = Impossible<bool, Error>;
+    type SerializeTupleVariant = Impossible<bool, Error>;
+    type SerializeMap = Impossible<bool, Error>;
+    type SerializeStruct = Impossible<bool, Error>;
+    type SerializeStructVariant = Impossible<bool, Error>;
+
+    fn serialize_none(self) -> Result<bool> {
+        Ok(true)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, _v: &T) -> Result<bool> {
+        Ok(false)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _n: &'static str, v: &T) -> Result<bool> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _t: &T,
+    ) -> Result<bool> {
+        Ok(false)
+    }
+    not_none! {
+        serialize_bool(v: bool);
+        serialize_i8(v: i8);
+        serialize_i16(v: i16);
+        serialize_i32(v: i32);
+        serialize_i64(v: i64);
+        serialize_u8(v: u8);
+        serialize_u16(v: u16);
+        serialize_u32(v: u32);
+        serialize_u64(v: u64);
+        serialize_f32(v: f32);
+        serialize_f64(v: f64);
+        serialize_char(v: char);
+        serialize_str(v: &str);
+        serialize_bytes(v: &[u8]);
+        serialize_unit();
+        serialize_unit_struct(n: &'static str);
+        serialize_unit_variant(n: &'static str, i: u32, v: &'static str);
+    }
+    fn serialize_seq(self, _l: Option<usize>) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
+    fn serialize_tuple(self, _l: usize) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
+    fn serialize_tuple_struct(self, _n: &'static str, _l: usize) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _l: usize,
+    ) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
+    fn serialize_map(self, _l: Option<usize>) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
+    fn serialize_struct(self, _n: &'static str, _l: usize) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _l: usize,
+    ) -> Result<Impossible<bool, Error>> {
+        Err(compound())
+    }
 }
 
 /// The schema-free serializer behind [`to_value`].

@@ -1,24 +1,32 @@
-//! Differential test against the oracle: random objects written by serde-kiprop in all 16
-//! flag/mode combinations are decoded by the katsuba 0.4.0 wheel, which must see the values we
-//! meant. Skipped (loudly) when Python or the wheel is missing; `.ci/run` installs it.
+//! Differential tests against the oracle, the katsuba 0.4.0 wheel (through `katsuba_oracle.py`):
+//!
+//! - `katsuba_decodes_what_we_write`: random `Root` structs (typed) in all 16 flag/mode
+//!   combinations and with manual compression.
+//! - `katsuba_reads_random_objects_in_every_flag_combination`: random type lists and random
+//!   objects of them (`common/random_types.rs`: every simple type, leaf struct, enum kind,
+//!   nested and polymorphic objects, pointers, containers of everything, DELTA_ENCODE, masks,
+//!   DEPRECATED) written in every flag combination (`Combo::all`), checked by our reader,
+//!   re-encoded through `Value` to the same bytes, and read by katsuba in one batch.
+//! - `random_objects_reencode_byte_identically` (no katsuba needed, shrinks): the same
+//!   generator through our reader and writer only.
+//!
+//! katsuba is required: without it (`python3 -m pip install katsuba==0.4.0`; `.ci/run` installs
+//! it) these tests fail, unless `SERDE_KIPROP_SKIP_KATSUBA=1` says to skip them (loudly).
+//! `KIPROP_DIFF_CASES` (type lists, default 1000: about 2,000 objects) and `KIPROP_DIFF_SEED` change the random run.
 
 mod common;
+#[path = "common/random_types.rs"]
+mod random_types;
 
-use std::process::Command;
+use std::sync::Arc;
 
 use common::*;
-use serde_kiprop::{Color, Options, Quaternion, Value, Vec3, serializer_flags::*};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use random_types::{Combo, Schema, case_strategy, expected};
+use serde_kiprop::{Color, ErrorKind, Options, Quaternion, TypeList, Value, Vec3, serializer_flags::*};
 use testkit::rng::Pcg32;
-
-fn python_with_katsuba() -> Option<&'static str> {
-    for py in ["python3", "python"] {
-        let ok = Command::new(py).args(["-c", "import katsuba.op"]).output().is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(py);
-        }
-    }
-    None
-}
 
 fn text(rng: &mut Pcg32, max: usize) -> String {
     const WIDE: [char; 6] = ['é', 'ß', 'Ж', '魔', '😀', ' '];
@@ -68,12 +76,7 @@ fn random_root(rng: &mut Pcg32) -> Root {
 
 #[test]
 fn katsuba_decodes_what_we_write() {
-    let Some(python) = python_with_katsuba() else {
-        eprintln!(
-            "SKIPPED: katsuba not installed (python3 -m pip install katsuba==0.4.0); the differential test did not run"
-        );
-        return;
-    };
+    let Some(python) = python_with_katsuba("katsuba_decodes_what_we_write") else { return };
     let types = generated_types();
     let dir = std::env::temp_dir().join(format!("kiprop-katsuba-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -115,10 +118,128 @@ fn katsuba_decodes_what_we_write() {
     let manifest = dir.join("manifest.json");
     let types_path = data("generated/types.json");
     std::fs::write(&manifest, serde_json::json!({"types": [types_path], "cases": cases}).to_string()).unwrap();
-    let out = Command::new(python).arg(data("../katsuba_oracle.py")).arg(&manifest).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = run_oracle(python, &manifest);
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(out.status.success(), "katsuba disagrees:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains(&format!("{} passed, 0 failed", 24 * 17)), "{stdout}");
     eprintln!("katsuba oracle: {}", stdout.trim());
+}
+
+/// Writes `object` with `combo`, and checks everything but katsuba: our reader sees what was
+/// meant, `stored_flags` gives the flags back, and the decoded `Value` encodes to the same bytes.
+/// Returns the bytes and what katsuba must see (`None` when the writer must refuse the object).
+fn write_and_check(
+    schema: &Schema,
+    types: &TypeList,
+    object: &Value,
+    combo: &Combo,
+) -> Result<Option<(Vec<u8>, Value)>, String> {
+    let ctx = |what: &str| format!("{combo:?}: {what}\nobject: {}\ntypes: {}", to_json(object), schema.to_json());
+    let want = expected(schema, object, combo);
+    let written = combo.writer().to_vec(object, types);
+    let want = match (want, written) {
+        (Err(_), Err(e)) if matches!(e.kind(), ErrorKind::MissingDelta(_)) => return Ok(None),
+        (Err(absent), other) => return Err(ctx(&format!("{absent} under FORBID_DELTA_ENCODE, but wrote {other:?}"))),
+        (Ok(_), Err(e)) => return Err(ctx(&format!("cannot write: {e}"))),
+        (Ok(want), Ok(bytes)) => (want, bytes),
+    };
+    let (want, bytes) = want;
+    let reader = combo.reader();
+    let got: Value = reader.from_slice(&bytes, types).map_err(|e| ctx(&format!("cannot read back: {e}")))?;
+    if got != want {
+        return Err(ctx(&format!("read back {}\nexpected {}", to_json(&got), to_json(&want))));
+    }
+    let stored = reader.stored_flags(&bytes).map_err(|e| ctx(&format!("stored_flags: {e}")))?;
+    if stored != combo.flags {
+        return Err(ctx(&format!("stored_flags {stored:#x}, written with {:#x}", combo.flags)));
+    }
+    let again = reader
+        .written_with(&bytes)
+        .and_then(|o| o.to_vec(&got, types))
+        .map_err(|e| ctx(&format!("cannot re-encode the decoded Value: {e}")))?;
+    if again != bytes {
+        return Err(ctx(&format!("Value re-encode differs:\n  {bytes:02x?}\n  {again:02x?}")));
+    }
+    Ok(Some((bytes, want)))
+}
+
+fn case_runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = (seed >> ((i % 8) * 8)) as u8 ^ i as u8;
+    }
+    TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn katsuba_reads_random_objects_in_every_flag_combination() {
+    let Some(python) = python_with_katsuba("katsuba_reads_random_objects_in_every_flag_combination") else { return };
+    let cases = env_u64("KIPROP_DIFF_CASES", 1000);
+    let seed = env_u64("KIPROP_DIFF_SEED", 0x6b69_7072_6f70_0014);
+    let dir = std::env::temp_dir().join(format!("kiprop-katsuba-random-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut runner = case_runner(seed);
+    let strategy = case_strategy();
+    let combos = Combo::all();
+    let (mut oracle_cases, mut objects, mut refused) = (Vec::new(), 0usize, 0usize);
+    let mut failures = Vec::new();
+    for case in 0..cases {
+        let (schema, values) = strategy.new_tree(&mut runner).unwrap().current();
+        let json = schema.to_json();
+        let types = TypeList::from_json(&json).unwrap();
+        let types_path = dir.join(format!("types{case:04}.json"));
+        std::fs::write(&types_path, &json).unwrap();
+        for (i, object) in values.iter().enumerate() {
+            objects += 1;
+            for (c, combo) in combos.iter().enumerate() {
+                match write_and_check(&schema, &types, object, combo) {
+                    Ok(Some((bytes, want))) => oracle_cases.push(serde_json::json!({
+                        "name": format!("case {case} object {i} combo {c} {combo:?}"),
+                        "hex": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                        "shallow": combo.shallow,
+                        "flags": if combo.flags & STATEFUL_FLAGS != 0 { STATEFUL_FLAGS } else { combo.flags },
+                        "mask": 0x18, "manual": combo.manual, "bind": combo.bind,
+                        "types": [types_path], "expected": to_json(&want),
+                    })),
+                    Ok(None) => refused += 1,
+                    Err(e) => failures.push(format!("case {case} object {i}: {e}")),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures (seed {seed:#x}), first:\n{}", failures.len(), failures[0]);
+    let n = oracle_cases.len();
+    let manifest = dir.join("manifest.json");
+    std::fs::write(&manifest, serde_json::json!({"cases": oracle_cases}).to_string()).unwrap();
+    let stdout = run_oracle(python, &manifest);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(stdout.contains(&format!("{n} passed, 0 failed")), "{stdout}");
+    eprintln!(
+        "katsuba oracle: {} ({cases} type lists, {objects} objects × {} flag combinations; \
+         {refused} refused under FORBID_DELTA_ENCODE as expected)",
+        stdout.trim(),
+        combos.len()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Our own reader and writer on random type lists and objects, every flag combination:
+    /// the reader sees what was meant and the decoded `Value` encodes to the same bytes.
+    #[test]
+    fn random_objects_reencode_byte_identically(case in case_strategy()) {
+        let (schema, values): (Arc<Schema>, Vec<Value>) = case;
+        let types = TypeList::from_json(&schema.to_json()).unwrap();
+        for object in &values {
+            for combo in Combo::all() {
+                if let Err(e) = write_and_check(&schema, &types, object, &combo) {
+                    prop_assert!(false, "{}", e);
+                }
+            }
+        }
+    }
 }

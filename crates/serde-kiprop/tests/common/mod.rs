@@ -2,6 +2,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 use serde_kiprop::{Color, Options, Quaternion, TypeList, Vec3};
@@ -143,4 +144,33 @@ pub struct Root {
     #[serde(default)]
     pub m_delta: Option<u32>,
     pub m_tail: u8,
+}
+
+/// The Python with the katsuba wheel; `None` (skip) only when `SERDE_KIPROP_SKIP_KATSUBA=1`,
+/// otherwise a missing oracle fails the test.
+pub fn python_with_katsuba(test: &str) -> Option<&'static str> {
+    for py in ["python3", "python"] {
+        let ok = Command::new(py).args(["-c", "import katsuba.op"]).output().is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(py);
+        }
+    }
+    if std::env::var("SERDE_KIPROP_SKIP_KATSUBA").is_ok_and(|v| v == "1") {
+        eprintln!(
+            "SKIPPED: {test}: katsuba not installed and SERDE_KIPROP_SKIP_KATSUBA=1; the differential test did not run"
+        );
+        return None;
+    }
+    panic!(
+        "{test}: the oracle is missing: python3 with the katsuba wheel (python3 -m pip install katsuba==0.4.0). \
+         Set SERDE_KIPROP_SKIP_KATSUBA=1 to skip the differential tests instead."
+    );
+}
+
+/// Runs the oracle on a manifest; returns its summary line, or panics with its report.
+pub fn run_oracle(python: &str, manifest: &std::path::Path) -> String {
+    let out = Command::new(python).arg(data("../katsuba_oracle.py")).arg(manifest).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "katsuba disagrees:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout
 }
