@@ -8,7 +8,8 @@
 //! floods, many distinct members, keys that share a hash bucket or fold to the same field name,
 //! nesting bombs, long strings and escapes, huge numbers and coercions that expand, an issue per
 //! member (under a long path), `$type` objects, multimaps, patch amplification by copies and
-//! inserts at the front of a long array.
+//! inserts at the front of a long array; objects that are looked ahead in (`$type` after the
+//! members, `{"Key", "Value"}` map entries, duplicate members) nested as deep as the input allows.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Cursor;
@@ -122,6 +123,49 @@ impl Polymorphic for Shape {
     }
 }
 serde_o3de::impl_polymorphic_serde!(Shape);
+
+/// A class that holds another one of itself behind `$type`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+#[allow(dead_code)]
+struct Node {
+    child: Option<NodePtr>,
+    list: Vec<i32>,
+}
+
+#[derive(Debug)]
+#[allow(dead_code)]
+enum NodePtr {
+    Node(Box<Node>),
+}
+
+impl Polymorphic for NodePtr {
+    const TYPES: &'static [&'static str] = &["Node"];
+    fn deserialize_type<'de, D: Deserializer<'de>>(_index: usize, d: D) -> Result<Self, D::Error> {
+        Node::deserialize(d).map(|n| NodePtr::Node(Box::new(n)))
+    }
+    fn type_index(&self) -> TypeIndex<'_> {
+        TypeIndex::Known(0)
+    }
+    fn serialize_type<S: Serializer>(&self, _s: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("not stored here"))
+    }
+}
+serde_o3de::impl_polymorphic_serde!(NodePtr);
+
+/// A map whose values are maps of the same kind (arrays of `{"Key", "Value"}` entries).
+#[derive(Debug, Default, Deserialize)]
+#[allow(dead_code)]
+struct Nest(BTreeMap<i32, Nest>);
+
+/// A struct nested in itself.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+#[allow(dead_code)]
+struct Dup {
+    child: Option<Box<Dup>>,
+    list: Vec<i32>,
+}
 
 // ---- generators -------------------------------------------------------------------------------
 
@@ -278,6 +322,56 @@ fn moving_patches(n: usize) -> Vec<u8> {
     out
 }
 
+/// Bytes per nesting level of the deep generators: the depth grows with the input.
+const BYTES_PER_LEVEL: usize = 256;
+
+/// `n / BYTES_PER_LEVEL` levels of `open` … `close` around `inner(bytes left)`, about `n` bytes.
+fn nested_levels(n: usize, open: &str, close: &str, inner: impl Fn(usize) -> String) -> Vec<u8> {
+    let depth = n / BYTES_PER_LEVEL;
+    let mut out = open.repeat(depth);
+    let left = n.saturating_sub(out.len() + close.len() * depth);
+    out.push_str(&inner(left));
+    out.push_str(&close.repeat(depth));
+    out.into_bytes()
+}
+
+/// `1,1,…`: about `left` bytes.
+fn ones(left: usize) -> String {
+    vec!["1"; left / 2].join(",")
+}
+
+/// `$type` objects whose `$type` comes after the child, nested.
+fn nested_type_objects(n: usize) -> Vec<u8> {
+    nested_levels(n, r#"{"child":"#, r#","$type":"Node"}"#, |left| {
+        format!(r#"{{"list":[{}],"$type":"Node"}}"#, ones(left))
+    })
+}
+
+/// Map entries whose `Value` (given before the `Key`) is a map, nested.
+fn nested_map_entries(n: usize) -> Vec<u8> {
+    nested_levels(n, r#"[{"Value":"#, r#","Key":1}]"#, |left| {
+        format!(r#"[{{"Key":1,"Pad":[{}],"Value":[]}}]"#, ones(left))
+    })
+}
+
+/// Objects that give a member twice, nested in the first occurrence.
+fn nested_duplicates(n: usize) -> Vec<u8> {
+    nested_levels(n, r#"{"child":"#, r#","child":{}}"#, |left| format!(r#"{{"list":[{}],"list":[2]}}"#, ones(left)))
+}
+
+/// Objects that give a member twice, nested in the last (winning) occurrence, under a large member.
+fn winning_duplicates(n: usize) -> Vec<u8> {
+    let depth = n / BYTES_PER_LEVEL;
+    let level = r#"{"list":[1],"LIST":[2],"child":{},"child":"#;
+    let mut text = String::from(r#"{"list":["#);
+    text.push_str(&ones(n.saturating_sub((level.len() + 1) * depth + 32)));
+    text.push_str(r#"],"child":"#);
+    text.push_str(&level.repeat(depth));
+    text.push_str("{}");
+    text.push_str(&"}".repeat(depth + 1));
+    text.into_bytes()
+}
+
 // ---- decoders -----------------------------------------------------------------------------------
 
 fn value(input: &[u8]) -> bool {
@@ -312,6 +406,19 @@ fn from_value_typed(input: &[u8]) -> bool {
     // The dynamic value is part of what is measured: it is what the caller holds.
     match serde_json::from_slice::<Value>(input) {
         Ok(v) => Options::new().load_value::<Typed>(&v).is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// Options with room for the deep generators (which run on a large stack).
+fn deep() -> Options {
+    Options::new().max_depth(1 << 20)
+}
+
+/// Loads `T` through `from_value` with [`deep`] options (the value is read by the crate too).
+fn deep_from_value<T: serde::de::DeserializeOwned>(input: &[u8]) -> bool {
+    match deep().from_slice::<Value>(input) {
+        Ok(v) => deep().load_value::<T>(&v).is_ok(),
         Err(_) => false,
     }
 }
@@ -443,6 +550,44 @@ fn polymorphic_and_multimap_inputs() {
     Case::new("o3de: multimap with repeated keys", multimap_members)
         .size(N)
         .run(|input| serde_o3de::from_slice::<MultiMap<String, i32>>(input).is_ok());
+}
+
+#[test]
+fn nested_look_aheads_are_linear() {
+    // Deep inputs: the nesting grows with `n` (4096 levels at 16n), so the checks run on a large
+    // stack; a look-ahead that rescans what is below it is quadratic here.
+    testkit::depth::on_stack(1 << 30, || {
+        Case::new("o3de: nested $type objects", nested_type_objects)
+            .size(N)
+            .run(|input| assert!(deep().from_slice::<Node>(input).is_ok()));
+        Case::new("o3de: nested $type objects, report", nested_type_objects)
+            .size(N)
+            .run(|input| assert!(deep().load_slice::<Node>(input).is_ok()));
+        Case::new("o3de: nested $type objects, from_value", nested_type_objects)
+            .size(N)
+            .run(|input| assert!(deep_from_value::<Node>(input)));
+        Case::new("o3de: nested map entries", nested_map_entries)
+            .size(N)
+            .run(|input| assert!(deep().from_slice::<Nest>(input).is_ok()));
+        Case::new("o3de: nested map entries, from_value", nested_map_entries)
+            .size(N)
+            .run(|input| assert!(deep_from_value::<Nest>(input)));
+        Case::new("o3de: nested duplicate members", nested_duplicates)
+            .size(N)
+            .run(|input| assert!(deep().from_slice::<Dup>(input).is_ok()));
+        Case::new("o3de: nested duplicate members, report", nested_duplicates)
+            .size(N)
+            .run(|input| assert!(deep().load_slice::<Dup>(input).is_ok()));
+        Case::new("o3de: nested duplicate members, from_value", nested_duplicates)
+            .size(N)
+            .run(|input| assert!(deep_from_value::<Dup>(input)));
+        Case::new("o3de: duplicates winning at every level", winning_duplicates)
+            .size(N)
+            .run(|input| assert!(deep().from_slice::<Dup>(input).is_ok()));
+        Case::new("o3de: duplicates winning at every level, from_value", winning_duplicates)
+            .size(N)
+            .run(|input| assert!(deep_from_value::<Dup>(input)));
+    });
 }
 
 #[test]

@@ -104,6 +104,9 @@ impl Default for LoadSettings {
     }
 }
 
+/// The members of an object that may be duplicates of one field: (name, ident of the value).
+type Candidates = Rc<[(Box<str>, usize)]>;
+
 /// A user callback: sees every issue, returns the result code that replaces it.
 pub(crate) type Callback<'cb> = &'cb mut dyn FnMut(&Issue) -> ResultCode;
 
@@ -129,6 +132,11 @@ struct State<'de, 'cb> {
     last_plan: HashMap<usize, Rc<[(usize, usize)]>>,
     /// The same, found in this pass.
     last_found: HashMap<usize, Rc<[(usize, usize)]>>,
+    /// Objects inside the winning occurrence of a duplicate (which the pass that found it skips)
+    /// that give a member name twice, ASCII case aside (by the object's ident): those members'
+    /// names and idents, so that the next pass knows the winners of every level at once. Kept
+    /// over passes.
+    candidates: HashMap<usize, Candidates>,
     found: HashMap<usize, Action>,
     report: bool,
     issues: Vec<Issue>,
@@ -161,6 +169,7 @@ impl<'de, 'cb> State<'de, 'cb> {
             plan: HashMap::new(),
             last_plan: HashMap::new(),
             last_found: HashMap::new(),
+            candidates: HashMap::new(),
             found: HashMap::new(),
             report: false,
             issues: Vec::new(),
@@ -578,6 +587,98 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
         self.err(e)
     }
 
+    /// Walks the value at `loc` and records in `candidates` every object inside it (itself
+    /// included) that gives a member name twice, ASCII case aside: the members that may be
+    /// duplicates of one field of whatever struct the object is read as. The reader is left where
+    /// it was.
+    fn find_candidates(&mut self, loc: R::Loc) -> Result<()> {
+        enum Frame {
+            /// An object: its ident, whether the next member is its first, where its names start.
+            Obj(usize, bool, usize),
+            /// An array: whether the next element is its first.
+            Arr(bool),
+        }
+        let back = self.read.loc();
+        self.read.seek(loc);
+        let depth = self.st.depth;
+        let hasher = std::collections::hash_map::RandomState::new();
+        let candidates = &mut self.st.candidates;
+        let read = &mut self.read;
+        let r = (|| -> Result<()> {
+            let mut frames: Vec<Frame> = Vec::new();
+            // The members of the open objects: (hash of the lower-cased name, name span, ident).
+            let mut members: Vec<(u64, std::ops::Range<usize>, usize)> = Vec::new();
+            let mut names = String::new();
+            let mut counts: HashMap<u64, usize> = HashMap::new();
+            let mut lower: Vec<u8> = Vec::new();
+            loop {
+                // A value.
+                match read.peek()? {
+                    kind @ (Peek::Obj | Peek::Arr) => {
+                        if frames.len() >= depth {
+                            return Err(Error::new(Code::Depth(depth)));
+                        }
+                        if kind == Peek::Obj {
+                            frames.push(Frame::Obj(read.ident(), true, members.len()));
+                            read.begin_object()?;
+                        } else {
+                            frames.push(Frame::Arr(true));
+                            read.begin_array()?;
+                        }
+                    }
+                    _ => read.skip(depth)?,
+                }
+                // The next value, closing the containers that end.
+                loop {
+                    match frames.last_mut() {
+                        None => return Ok(()),
+                        Some(Frame::Arr(first)) => {
+                            if read.next_element(*first)? {
+                                *first = false;
+                                break;
+                            }
+                            frames.pop();
+                        }
+                        Some(Frame::Obj(ident, first, from)) => {
+                            if let Some(key) = read.next_key(*first)? {
+                                *first = false;
+                                let key = key.as_str();
+                                lower.clear();
+                                lower.extend(key.bytes().map(|b| b.to_ascii_lowercase()));
+                                let hash = std::hash::BuildHasher::hash_one(&hasher, &lower);
+                                let start = names.len();
+                                names.push_str(key);
+                                read.peek()?;
+                                members.push((hash, start..names.len(), read.ident()));
+                                break;
+                            }
+                            let (ident, from) = (*ident, *from);
+                            frames.pop();
+                            counts.clear();
+                            for (hash, ..) in &members[from..] {
+                                *counts.entry(*hash).or_default() += 1;
+                            }
+                            let repeated: Vec<(Box<str>, usize)> = members[from..]
+                                .iter()
+                                .filter(|(hash, ..)| counts.get(hash).is_some_and(|&c| c > 1))
+                                .map(|(_, span, at)| (names[span.clone()].into(), *at))
+                                .collect();
+                            if !repeated.is_empty() {
+                                candidates.insert(ident, repeated.into());
+                            }
+                            if let Some((_, span, _)) = members.get(from) {
+                                names.truncate(span.start);
+                            }
+                            members.truncate(from);
+                        }
+                    }
+                }
+            }
+        })();
+        self.read.seek(back);
+        r.map_err(|e| self.err(e))
+    }
+
     /// Looks ahead in the next (non-empty) object for a string `$type` member; the reader is left
     /// where it was.
     fn find_type(&mut self) -> Result<Option<String>> {
@@ -592,7 +693,7 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
                 if is_type && self.read.peek()? == Peek::Str {
                     return Ok(Some(self.read.string()?.as_str().to_owned()));
                 }
-                self.read.skip(depth)?;
+                self.read.skip_ahead(depth)?;
                 if is_type {
                     return Ok(None);
                 }
@@ -1015,7 +1116,16 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Core<'de, '_, R> {
         if let Err(e) = self.read.begin_object() {
             return Err(self.err(e));
         }
-        let last = if self.st.last_plan.is_empty() { None } else { self.st.last_plan.get(&ident).cloned() };
+        let mut last = if self.st.last_plan.is_empty() { None } else { self.st.last_plan.get(&ident).cloned() };
+        if last.is_none() && !self.st.candidates.is_empty() {
+            if let Some(names) = self.st.candidates.get(&ident) {
+                let occurrences: Vec<(usize, usize)> = names
+                    .iter()
+                    .filter_map(|(name, at)| match_name(fields, name, 0).map(|field| (field, *at)))
+                    .collect();
+                last = winners(fields.len(), &occurrences);
+            }
+        }
         let mut access = StructAccess {
             de: self,
             fields,
@@ -1300,6 +1410,24 @@ impl Seen {
     }
 }
 
+/// The occurrences that win among `(field, ident)` occurrences of the fields of a struct (the last
+/// of each field given more than once), sorted by field; `None` when no field is repeated.
+fn winners(fields: usize, occurrences: &[(usize, usize)]) -> Option<Rc<[(usize, usize)]>> {
+    let mut seen = Seen::new(fields);
+    let mut last: Vec<(usize, usize)> = Vec::new();
+    let mut repeated = Seen::new(fields);
+    for &(field, ident) in occurrences.iter().rev() {
+        if !seen.set(field) {
+            last.push((field, ident));
+        } else {
+            repeated.set(field);
+        }
+    }
+    last.retain(|&(field, _)| repeated.set(field));
+    last.sort_unstable();
+    (!last.is_empty()).then(|| last.into())
+}
+
 struct StructAccess<'a, 'de, 'cb, R: Read<'de>> {
     de: &'a mut Core<'de, 'cb, R>,
     fields: &'static [&'static str],
@@ -1334,6 +1462,8 @@ impl<'de, R: Read<'de>> StructAccess<'_, 'de, '_, R> {
         let depth = self.de.st.depth;
         let fields = self.fields;
         let mut occurrences: Vec<(usize, usize)> = Vec::new();
+        // Where the values of the fields' occurrences are (ident, location).
+        let mut locs: Vec<(usize, R::Loc)> = Vec::new();
         self.de.read.seek(self.start);
         let r = (|| -> Result<()> {
             let read = &mut self.de.read;
@@ -1347,28 +1477,26 @@ impl<'de, R: Read<'de>> StructAccess<'_, 'de, '_, R> {
                 if let Some(field) = field {
                     hint = field + 1;
                     occurrences.push((field, read.ident()));
+                    locs.push((read.ident(), read.loc()));
                 }
-                read.skip(depth)?;
+                read.skip_ahead(depth)?;
             }
             Ok(())
         })();
         self.de.read.seek(here);
         r.map_err(|e| self.de.err(e))?;
         // Only the last occurrence of each field is loaded next time.
-        let mut seen = Seen::new(fields.len());
-        let mut last: Vec<(usize, usize)> = Vec::new();
-        let mut repeated = Seen::new(fields.len());
-        for &(field, ident) in occurrences.iter().rev() {
-            if !seen.set(field) {
-                last.push((field, ident));
-            } else {
-                repeated.set(field);
+        if let Some(last) = winners(fields.len(), &occurrences) {
+            // This pass skips the winners: what they hold is read first in the next pass, so the
+            // duplicates nested in them are found now (one pass for every level).
+            let mut wins: Vec<usize> = last.iter().map(|&(_, ident)| ident).collect();
+            wins.sort_unstable();
+            for &(ident, loc) in &locs {
+                if wins.binary_search(&ident).is_ok() {
+                    self.de.find_candidates(loc)?;
+                }
             }
-        }
-        last.retain(|&(field, _)| repeated.set(field));
-        last.sort_unstable();
-        if !last.is_empty() {
-            self.de.st.last_found.insert(self.object, last.into());
+            self.de.st.last_found.insert(self.object, last);
         }
         Ok(())
     }
@@ -1651,7 +1779,7 @@ impl<'de, R: Read<'de>> ArrayMap<'_, 'de, '_, R> {
                 Some(false) => value = Some(read.loc()),
                 None => {}
             }
-            read.skip(depth)?;
+            read.skip_ahead(depth)?;
         }
         Ok((key, value))
     }
@@ -2245,13 +2373,18 @@ where
     let LoadRun { settings, report, callback } = run;
     let mut plan: HashMap<usize, Action> = HashMap::new();
     let mut last_plan = HashMap::new();
+    let mut candidates = HashMap::new();
     let mut answers = HashMap::new();
     let mut callback = callback;
     let mut best: Option<(T, Report)> = None;
+    // What look-aheads learned about the input: a later pass skips faster, never slower.
+    let mut memo = R::Memo::default();
     for _ in 0..MAX_PASSES {
         let mut core = Core::new(make_read(), settings);
+        core.read.set_memo(std::mem::take(&mut memo));
         core.st.plan = std::mem::take(&mut plan);
         core.st.last_plan = std::mem::take(&mut last_plan);
+        core.st.candidates = std::mem::take(&mut candidates);
         core.st.answers = std::mem::take(&mut answers);
         core.st.report = report;
         core.st.callback = callback.take();
@@ -2265,12 +2398,14 @@ where
             Ok(()) => Ok(v),
             Err(e) => Err(core.err(e)),
         });
+        memo = core.read.take_memo();
         let Core { st, .. } = core;
         let State {
             plan: old_plan,
             found,
             last_plan: old_last,
             last_found,
+            candidates: c,
             issues,
             omitted,
             acc,
@@ -2282,6 +2417,7 @@ where
         answers = a;
         plan = old_plan;
         last_plan = old_last;
+        candidates = c;
         let found_nothing = found.is_empty() && last_found.is_empty();
         last_plan.extend(last_found);
         let report = Report { result: acc, issues, omitted };

@@ -6,6 +6,15 @@
 //! settings-registry mode): strings must be valid UTF-8 without raw control characters, escapes and
 //! surrogate pairs must be well formed, numbers that overflow a double are errors. Skipping is
 //! iterative, so unknown members nest as deep as the depth limit allows without using the stack.
+//!
+//! Look-aheads (`$type`, the members of a map entry, duplicate members) skip values that are read
+//! again later, and the objects inside them look ahead in turn. So that nesting does not multiply
+//! the work, a look-ahead skip turns on a record of every container it walks (its end and height,
+//! by where it starts, kept over passes): any later skip jumps over a recorded container instead of
+//! walking it again, so every byte is walked by skips a bounded number of times however deep the
+//! look-aheads nest.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -72,6 +81,13 @@ pub(crate) trait Read<'de> {
     fn number_array(&mut self, out: &mut [Num; 16]) -> Result<Option<usize>>;
     /// Skips the next value; containers may nest at most `depth` levels.
     fn skip(&mut self, depth: usize) -> Result<()>;
+    /// [`skip`](Read::skip) for a look-ahead (the value is read again later): from now on every
+    /// container a skip walks is recorded, and skips jump over recorded containers.
+    fn skip_ahead(&mut self, depth: usize) -> Result<()>;
+    /// What skips recorded, handed from one pass over the input to the next.
+    type Memo: Default;
+    fn take_memo(&mut self) -> Self::Memo;
+    fn set_memo(&mut self, memo: Self::Memo);
     /// Appends the next value as compact JSON text to `out`.
     fn raw(&mut self, depth: usize, out: &mut String) -> Result<()>;
     /// Requires the end of the input.
@@ -119,6 +135,68 @@ const POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
+/// The containers skips have walked: for the one starting at each offset, where it ends and how
+/// deep it nests (1 for `[]`).
+#[derive(Default)]
+pub(crate) enum Ends {
+    /// Not recorded (no look-ahead skipped a container yet).
+    #[default]
+    Off,
+    /// `[end, height]` by start offset (`end` 0: not recorded): inputs under 4 GiB.
+    Dense(Vec<[u32; 2]>),
+    /// Larger inputs.
+    Sparse(HashMap<usize, (usize, usize)>),
+}
+
+impl Ends {
+    fn enable(&mut self, len: usize) {
+        if matches!(self, Ends::Off) {
+            // Zeroed memory: the pages are mapped where containers are recorded.
+            *self = if u32::try_from(len).is_ok_and(|l| l < u32::MAX) {
+                Ends::Dense(vec![[0; 2]; len])
+            } else {
+                Ends::Sparse(HashMap::new())
+            };
+        }
+    }
+
+    #[inline]
+    fn get(&self, start: usize) -> Option<(usize, usize)> {
+        match self {
+            Ends::Off => None,
+            Ends::Dense(v) => match v.get(start) {
+                Some(&[end, height]) if end != 0 => Some((end as usize, height as usize)),
+                _ => None,
+            },
+            Ends::Sparse(m) => m.get(&start).copied(),
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, start: usize, end: usize, height: usize) {
+        match self {
+            Ends::Off => {}
+            Ends::Dense(v) => {
+                if let (Some(slot), Ok(end), Ok(height)) = (v.get_mut(start), u32::try_from(end), u32::try_from(height))
+                {
+                    *slot = [end, height];
+                }
+            }
+            Ends::Sparse(m) => {
+                m.insert(start, (end, height));
+            }
+        }
+    }
+}
+
+/// A container a skip is inside.
+struct Open {
+    object: bool,
+    start: usize,
+    /// The greatest height of its children so far.
+    height: usize,
+}
+
 /// The reader over JSON text.
 pub(crate) struct SliceRead<'de> {
     bytes: &'de [u8],
@@ -128,7 +206,8 @@ pub(crate) struct SliceRead<'de> {
     scratch: String,
     /// Settings-registry syntax: comments and trailing commas.
     relaxed: bool,
-    stack: Vec<bool>,
+    stack: Vec<Open>,
+    ends: Ends,
 }
 
 impl<'de> SliceRead<'de> {
@@ -140,6 +219,7 @@ impl<'de> SliceRead<'de> {
             scratch: String::new(),
             relaxed,
             stack: Vec::new(),
+            ends: Ends::Off,
         }
     }
 
@@ -147,7 +227,7 @@ impl<'de> SliceRead<'de> {
         // One validation of the whole input (fast, vectorized) lets every string be sliced without
         // another check; invalid input keeps the per-string checks, which locate the bad byte.
         let text = std::str::from_utf8(bytes).ok();
-        SliceRead { bytes, text, pos: 0, scratch: String::new(), relaxed, stack: Vec::new() }
+        SliceRead { bytes, text, pos: 0, scratch: String::new(), relaxed, stack: Vec::new(), ends: Ends::Off }
     }
 
     pub(crate) fn input(&self) -> &'de [u8] {
@@ -472,9 +552,26 @@ impl<'de> SliceRead<'de> {
         Ok(v)
     }
 
-    /// Skips (or copies, with `out`) one value without recursion.
+    /// A container of the walk closed (the position is after it): records it when recording.
+    #[inline]
+    fn closed(&mut self, record: bool) {
+        let Some(open) = self.stack.pop() else {
+            return;
+        };
+        let height = open.height + 1;
+        if record {
+            self.ends.put(open.start, self.pos, height);
+        }
+        if let Some(top) = self.stack.last_mut() {
+            top.height = top.height.max(height);
+        }
+    }
+
+    /// Skips (or copies, with `out`) one value without recursion. A skip jumps over the containers
+    /// recorded in `ends` and, once recording is on, records the ones it walks.
     fn walk(&mut self, depth: usize, mut out: Option<&mut String>) -> Result<()> {
         self.stack.clear();
+        let record = out.is_none() && !matches!(self.ends, Ends::Off);
         loop {
             // A value.
             self.skip_ws()?;
@@ -482,28 +579,43 @@ impl<'de> SliceRead<'de> {
             match self.bytes.get(self.pos) {
                 None => return Err(self.eof()),
                 Some(b'{' | b'[') => {
-                    let object = self.bytes[self.pos] == b'{';
-                    if self.stack.len() >= depth {
-                        return Err(Error::new(Code::Depth(depth)).at(self.bytes, self.pos));
-                    }
-                    self.pos += 1;
-                    if let Some(o) = out.as_deref_mut() {
-                        o.push(if object { '{' } else { '[' });
-                    }
-                    self.stack.push(object);
-                    self.skip_ws()?;
-                    let close = if object { b'}' } else { b']' };
-                    if self.bytes.get(self.pos) == Some(&close) {
-                        self.pos += 1;
-                        self.stack.pop();
-                        if let Some(o) = out.as_deref_mut() {
-                            o.push(close as char);
-                        }
-                    } else if object {
-                        self.walk_key(out.as_deref_mut())?;
-                        continue;
+                    // A container walked before: jump, unless it nests too deep here (then the
+                    // walk finds where, for the error).
+                    let known = if record {
+                        self.ends.get(start).filter(|&(_, height)| self.stack.len() + height <= depth)
                     } else {
-                        continue;
+                        None
+                    };
+                    if let Some((end, height)) = known {
+                        self.pos = end;
+                        if let Some(top) = self.stack.last_mut() {
+                            top.height = top.height.max(height);
+                        }
+                        // Fall through to what follows a value.
+                    } else {
+                        let object = self.bytes[self.pos] == b'{';
+                        if self.stack.len() >= depth {
+                            return Err(Error::new(Code::Depth(depth)).at(self.bytes, self.pos));
+                        }
+                        self.pos += 1;
+                        if let Some(o) = out.as_deref_mut() {
+                            o.push(if object { '{' } else { '[' });
+                        }
+                        self.stack.push(Open { object, start, height: 0 });
+                        self.skip_ws()?;
+                        let close = if object { b'}' } else { b']' };
+                        if self.bytes.get(self.pos) == Some(&close) {
+                            self.pos += 1;
+                            self.closed(record);
+                            if let Some(o) = out.as_deref_mut() {
+                                o.push(close as char);
+                            }
+                        } else if object {
+                            self.walk_key(out.as_deref_mut())?;
+                            continue;
+                        } else {
+                            continue;
+                        }
                     }
                 }
                 Some(b'"') => {
@@ -525,7 +637,7 @@ impl<'de> SliceRead<'de> {
             }
             // After a value: close containers or move to the next member.
             loop {
-                let Some(&object) = self.stack.last() else {
+                let Some(object) = self.stack.last().map(|open| open.object) else {
                     return Ok(());
                 };
                 self.skip_ws()?;
@@ -547,7 +659,7 @@ impl<'de> SliceRead<'de> {
                     }
                     Some(&c) if c == close => {
                         self.pos += 1;
-                        self.stack.pop();
+                        self.closed(record);
                         if let Some(o) = out.as_deref_mut() {
                             o.push(c as char);
                         }
@@ -763,6 +875,24 @@ impl<'de> Read<'de> for SliceRead<'de> {
         self.walk(depth, None)
     }
 
+    fn skip_ahead(&mut self, depth: usize) -> Result<()> {
+        self.skip_ws()?;
+        if matches!(self.bytes.get(self.pos), Some(b'{' | b'[')) {
+            self.ends.enable(self.bytes.len());
+        }
+        self.walk(depth, None)
+    }
+
+    type Memo = Ends;
+
+    fn take_memo(&mut self) -> Ends {
+        std::mem::take(&mut self.ends)
+    }
+
+    fn set_memo(&mut self, memo: Ends) {
+        self.ends = memo;
+    }
+
     fn raw(&mut self, depth: usize, out: &mut String) -> Result<()> {
         self.walk(depth, Some(out))
     }
@@ -805,6 +935,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
             scratch: String::new(),
             relaxed: self.relaxed,
             stack: Vec::new(),
+            ends: Ends::Off,
         };
         let mut frames: Vec<Frame> = Vec::new();
         loop {
@@ -898,11 +1029,13 @@ enum Frame<'de> {
 pub(crate) struct ValueRead<'de> {
     next: Option<&'de Value>,
     stack: Vec<Frame<'de>>,
+    /// The heights of the containers skips walked (by address), once a look-ahead skipped one.
+    heights: Option<HashMap<usize, usize>>,
 }
 
 impl<'de> ValueRead<'de> {
     pub(crate) fn new(value: &'de Value) -> Self {
-        ValueRead { next: Some(value), stack: Vec::new() }
+        ValueRead { next: Some(value), stack: Vec::new(), heights: None }
     }
 
     fn take(&mut self) -> Result<&'de Value> {
@@ -1033,7 +1166,33 @@ impl<'de> Read<'de> for ValueRead<'de> {
 
     fn skip(&mut self, depth: usize) -> Result<()> {
         let v = self.take()?;
-        check_depth(v, depth)
+        match &mut self.heights {
+            None => check_depth(v, depth),
+            Some(heights) => {
+                if height(v, heights) > depth {
+                    Err(Error::new(Code::Depth(depth)))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    fn skip_ahead(&mut self, depth: usize) -> Result<()> {
+        if matches!(self.next, Some(Value::Array(_) | Value::Object(_))) && self.heights.is_none() {
+            self.heights = Some(HashMap::new());
+        }
+        self.skip(depth)
+    }
+
+    type Memo = Option<HashMap<usize, usize>>;
+
+    fn take_memo(&mut self) -> Self::Memo {
+        self.heights.take()
+    }
+
+    fn set_memo(&mut self, memo: Self::Memo) {
+        self.heights = memo;
     }
 
     fn raw(&mut self, depth: usize, out: &mut String) -> Result<()> {
@@ -1061,6 +1220,59 @@ impl<'de> Read<'de> for ValueRead<'de> {
 }
 
 /// Rejects a value nesting deeper than `depth` (iteratively).
+/// How deep `v` nests (0 for a scalar, 1 for `[]`), without recursion; walks only the containers
+/// not in `heights` and records them there.
+fn height(v: &Value, heights: &mut HashMap<usize, usize>) -> usize {
+    enum Children<'a> {
+        Arr(std::slice::Iter<'a, Value>),
+        Obj(serde_json::map::Values<'a>),
+    }
+    fn children(v: &Value) -> Option<Children<'_>> {
+        match v {
+            Value::Array(a) => Some(Children::Arr(a.iter())),
+            Value::Object(m) => Some(Children::Obj(m.values())),
+            _ => None,
+        }
+    }
+    let key = |v: &Value| std::ptr::from_ref(v) as usize;
+    let Some(first) = children(v) else {
+        return 0;
+    };
+    if let Some(&h) = heights.get(&key(v)) {
+        return h;
+    }
+    // (container, its remaining children, the greatest height of its children so far)
+    let mut stack = vec![(v, first, 0)];
+    while let Some((_, rest, most)) = stack.last_mut() {
+        let next = match rest {
+            Children::Arr(it) => it.next(),
+            Children::Obj(it) => it.next(),
+        };
+        match next {
+            Some(child) => {
+                if let Some(grand) = children(child) {
+                    match heights.get(&key(child)) {
+                        Some(&h) => *most = (*most).max(h),
+                        None => stack.push((child, grand, 0)),
+                    }
+                }
+            }
+            None => {
+                let Some((done, _, most)) = stack.pop() else {
+                    break;
+                };
+                let h = most + 1;
+                heights.insert(key(done), h);
+                match stack.last_mut() {
+                    Some((_, _, parent)) => *parent = (*parent).max(h),
+                    None => return h,
+                }
+            }
+        }
+    }
+    0
+}
+
 fn check_depth(v: &Value, depth: usize) -> Result<()> {
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, d)) = stack.pop() {

@@ -438,3 +438,204 @@ fn patches_follow_rfc_6902() {
         assert!(err.to_string().contains(why), "{bad}: {err}");
     }
 }
+
+// ---- issue 12: look-ahead of nested objects ---------------------------------------------------------
+//
+// A `$type` object whose `$type` comes last, a `{"Key", "Value"}` map entry and a struct object with
+// duplicate members are each scanned ahead before (or while) they are read. Each such scan used to
+// walk everything below the object again, so `d` nested levels of them walked the innermost bytes
+// `d` times (up to 128x at the default depth limit). The generators below grow the depth with the
+// input (one level per 256 bytes, the limit raised to allow it), so that kind of work is quadratic
+// and fails the scaling check; a scan that walks each byte a bounded number of times is linear.
+
+/// A class that holds another one of itself behind `$type`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Node {
+    child: Option<NodePtr>,
+    list: Vec<i32>,
+}
+
+#[derive(Debug)]
+enum NodePtr {
+    Node(Box<Node>),
+}
+
+impl serde_o3de::Polymorphic for NodePtr {
+    const TYPES: &'static [&'static str] = &["Node"];
+    fn deserialize_type<'de, D: serde::Deserializer<'de>>(_index: usize, d: D) -> Result<Self, D::Error> {
+        Node::deserialize(d).map(|n| NodePtr::Node(Box::new(n)))
+    }
+    fn type_index(&self) -> serde_o3de::TypeIndex<'_> {
+        serde_o3de::TypeIndex::Known(0)
+    }
+    fn serialize_type<S: serde::Serializer>(&self, _s: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("not stored here"))
+    }
+}
+serde_o3de::impl_polymorphic_serde!(NodePtr);
+
+/// A map whose values are maps of the same kind (read from arrays of `{"Key", "Value"}` entries).
+#[derive(Debug, Default, Deserialize)]
+struct Nest(BTreeMap<i32, Nest>);
+
+/// A struct nested in itself.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Dup {
+    child: Option<Box<Dup>>,
+    list: Vec<i32>,
+}
+
+/// Bytes per nesting level of the generators.
+const BYTES_PER_LEVEL: usize = 256;
+
+/// `depth` levels of `open` … `close` around `inner(bytes left)`, for about `n` bytes in all.
+fn nested_levels(n: usize, depth: usize, open: &str, close: &str, inner: impl Fn(usize) -> String) -> Vec<u8> {
+    let mut out = open.repeat(depth);
+    let left = n.saturating_sub(out.len() + close.len() * depth);
+    out.push_str(&inner(left));
+    out.push_str(&close.repeat(depth));
+    out.into_bytes()
+}
+
+/// `1,1,…`: about `left` bytes.
+fn ones(left: usize) -> String {
+    vec!["1"; left / 2].join(",")
+}
+
+/// `{"child":{"child":…{"list":[1,1,…],"$type":"Node"}…,"$type":"Node"},"$type":"Node"}`.
+fn nested_type_objects(n: usize, depth: usize) -> Vec<u8> {
+    nested_levels(n, depth, r#"{"child":"#, r#","$type":"Node"}"#, |left| {
+        format!(r#"{{"list":[{}],"$type":"Node"}}"#, ones(left))
+    })
+}
+
+/// `[{"Value":[{"Value":…[{"Key":1,"Pad":[1,1,…],"Value":[]}]…,"Key":1}],"Key":1}]`.
+fn nested_map_entries(n: usize, depth: usize) -> Vec<u8> {
+    nested_levels(n, depth, r#"[{"Value":"#, r#","Key":1}]"#, |left| {
+        format!(r#"[{{"Key":1,"Pad":[{}],"Value":[]}}]"#, ones(left))
+    })
+}
+
+/// `{"child":{"child":…{"list":[1,1,…],"list":[2]}…,"child":{}},"child":{}}`: every object gives
+/// a member twice.
+fn nested_duplicates(n: usize, depth: usize) -> Vec<u8> {
+    nested_levels(n, depth, r#"{"child":"#, r#","child":{}}"#, |left| {
+        format!(r#"{{"list":[{}],"list":[2]}}"#, ones(left))
+    })
+}
+
+/// Checks that loading `generate(n, n / BYTES_PER_LEVEL)` grows linearly with `n`, on a thread with
+/// room for the nesting.
+fn depth_scaling<R>(name: &str, generate: fn(usize, usize) -> Vec<u8>, decode: impl Fn(&[u8]) -> R + Send + Sync) {
+    depth::on_stack(1 << 30, || {
+        testkit::scaling::Case::new(name, |n| generate(n, n / BYTES_PER_LEVEL)).size(64 * 1024).run(&decode);
+    });
+}
+
+fn deep_options() -> Options {
+    Options::new().max_depth(1 << 20)
+}
+
+#[test]
+fn nested_type_objects_are_scanned_once() {
+    // The semantics: `$type` found after the child, at every level.
+    let text = nested_type_objects(4096, 8);
+    let node: Node = serde_o3de::from_slice(&text).unwrap();
+    let mut levels = 0;
+    let mut at = &node;
+    while let Some(NodePtr::Node(child)) = &at.child {
+        at = child;
+        levels += 1;
+    }
+    assert_eq!(levels, 8);
+    assert!(at.list.len() > 1500, "{}", at.list.len());
+    depth_scaling("o3de: nested $type objects", nested_type_objects, |input| {
+        deep_options().from_slice::<Node>(input).map(|n| n.list.len())
+    });
+    depth_scaling("o3de: nested $type objects, report", nested_type_objects, |input| {
+        deep_options().load_slice::<Node>(input).map(|(n, r)| (n.list.len(), r.total_issues()))
+    });
+}
+
+#[test]
+fn nested_map_entries_are_scanned_once() {
+    let text = nested_map_entries(4096, 8);
+    let nest: Nest = serde_o3de::from_slice(&text).unwrap();
+    let mut levels = 0;
+    let mut at = &nest;
+    while let Some(inner) = at.0.get(&1) {
+        at = inner;
+        levels += 1;
+    }
+    assert_eq!(levels, 9);
+    depth_scaling("o3de: nested map entries", nested_map_entries, |input| {
+        deep_options().from_slice::<Nest>(input).map(|n| n.0.len())
+    });
+    depth_scaling("o3de: nested map entries, report", nested_map_entries, |input| {
+        deep_options().load_slice::<Nest>(input).map(|(n, r)| (n.0.len(), r.total_issues()))
+    });
+}
+
+/// `{"list":[1,1,…],"child":{"list":[1],"LIST":[2],"child":{},"child":{…"child":{}}}}`: the
+/// occurrence that wins holds the next level. The pass that finds a level's duplicates skips its
+/// winner, so finding them one level per pass took a pass over the whole input per level (and
+/// stopped at 32, the winners below keeping their first occurrence).
+fn winning_duplicates(n: usize, depth: usize) -> String {
+    let mut text = String::from(r#"{"list":["#);
+    let level = r#"{"list":[1],"LIST":[2],"child":{},"child":"#;
+    text.push_str(&ones(n.saturating_sub((level.len() + 1) * depth + 32)));
+    text.push_str(r#"],"child":"#);
+    text.push_str(&level.repeat(depth));
+    text.push_str("{}");
+    text.push_str(&"}".repeat(depth + 1));
+    text
+}
+
+#[test]
+fn nested_duplicates_are_scanned_once() {
+    // Winners nested in winners, deeper than the passes a load may take: the last wins everywhere,
+    // and the work does not depend on the depth.
+    let text = winning_duplicates(64 * 1024, 100);
+    let (dup, report) = Options::new().load_str::<Dup>(&text).unwrap();
+    let mut levels = 0;
+    let mut at = dup.child.as_deref().unwrap();
+    while let Some(child) = &at.child {
+        assert_eq!(at.list, [2], "level {levels}");
+        at = child;
+        levels += 1;
+    }
+    assert_eq!(levels, 100);
+    assert_eq!(report.total_issues(), 1, "{report}"); // the innermost `{}`
+    let least = |text: &str| {
+        (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                let dup: Dup = serde_o3de::from_str(text).unwrap();
+                assert!(dup.list.len() > 1000);
+                started.elapsed()
+            })
+            .min()
+            .unwrap()
+    };
+    let (shallow, deep) = (least(&winning_duplicates(256 * 1024, 2)), least(&winning_duplicates(256 * 1024, 100)));
+    eprintln!("winning duplicates, 256 KiB: depth 2 in {shallow:?}, depth 100 in {deep:?}");
+    assert!(deep < shallow * 3, "depth 2: {shallow:?}, depth 100: {deep:?}");
+
+    // The last of each duplicate wins, at every level.
+    let text = nested_duplicates(4096, 8);
+    let dup: Dup = serde_o3de::from_slice(&text).unwrap();
+    assert!(dup.child.as_ref().is_some_and(|c| c.child.is_none() && c.list.is_empty()), "{dup:?}");
+    let inner = br#"{"child":{"child":{"list":[1,1],"list":[2]},"list":[3]},"list":[4],"list":[5]}"#;
+    let dup: Dup = serde_o3de::from_slice(inner).unwrap();
+    let child = dup.child.as_ref().unwrap();
+    assert_eq!((dup.list.as_slice(), child.list.as_slice()), ([5].as_slice(), [3].as_slice()));
+    assert_eq!(child.child.as_ref().unwrap().list, [2]);
+    depth_scaling("o3de: nested duplicate members", nested_duplicates, |input| {
+        deep_options().from_slice::<Dup>(input).map(|d| d.list.len())
+    });
+    depth_scaling("o3de: nested duplicate members, report", nested_duplicates, |input| {
+        deep_options().load_slice::<Dup>(input).map(|(d, r)| (d.list.len(), r.total_issues()))
+    });
+}
