@@ -15,7 +15,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Table, follow, read_array, read_u32};
 use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::options::{InlineCache, MAX_BUFFER, Options};
-use crate::ser::explicit_id;
+use crate::ser::{explicit_id, split_default};
 
 /// Alignments of inline struct types, by the name of their serde visitor type (learned by tracing).
 pub(crate) type Layouts = HashMap<&'static str, usize>;
@@ -165,7 +165,16 @@ impl<'de> Deserializer<'de> {
     fn table<V: Visitor<'de>>(&mut self, pos: usize, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         let table = self.enter_table(pos)?;
         let explicit = has_explicit_ids(fields);
-        let value = visitor.visit_map(TableAccess { d: self, table, fields, explicit, i: 0, pos: 0, slot: 0 })?;
+        let value = visitor.visit_map(TableAccess {
+            d: self,
+            table,
+            fields,
+            explicit,
+            i: 0,
+            pos: 0,
+            slot: 0,
+            default: None,
+        })?;
         self.depth -= 1;
         Ok(value)
     }
@@ -395,6 +404,8 @@ enum Place {
     /// alignment (the official verifier checks it whatever the length): a misaligned scalar fails with
     /// `Misaligned`, anything else with `probe_done`.
     Probe { at: usize },
+    /// An absent table field with a declared default (`#[serde(rename = "hp=100")]`): its text.
+    Default { text: &'static str },
 }
 
 /// Decodes one value at its [`Place`].
@@ -419,6 +430,7 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Absent => Ok([0; N]),
             Place::Probe { at } if at % N.min(8) != 0 => Err(crate::layout::misaligned(at, N.min(8))),
             Place::Probe { .. } => Err(probe_done()),
+            Place::Default { text } => Err(default_not_scalar(text)),
         }
     }
 
@@ -431,6 +443,7 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Root => Err(root_must_be_table()),
             Place::Absent => Err(absent_value()),
             Place::Probe { .. } => Err(probe_done()),
+            Place::Default { text } => Err(default_not_scalar(text)),
         }
     }
 
@@ -454,7 +467,16 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Union { .. } => Err(union_member()),
             Place::Absent => Err(absent_value()),
             Place::Probe { .. } => Err(probe_done()),
+            Place::Default { text } => Err(default_not_scalar(text)),
         }
+    }
+
+    /// The declared default of an absent field, parsed as `T`.
+    #[cold]
+    fn parse_default<T: std::str::FromStr>(text: &str) -> Result<T> {
+        text.trim().parse::<T>().map_err(|_| {
+            Error::new(ErrorKind::Message, format!("declared default `{text}` is not a {}", std::any::type_name::<T>()))
+        })
     }
 
     fn table<V: Visitor<'de>>(mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
@@ -478,6 +500,11 @@ fn union_member() -> Error {
     Error::unsupported("union members are tables: decode them into structs with named fields")
 }
 
+#[cold]
+fn default_not_scalar(text: &str) -> Error {
+    Error::unsupported(format!("declared default `{text}`: only scalars, bools and unit enums have schema defaults"))
+}
+
 /// The end of an alignment probe ([`Place::Probe`]) that found nothing wrong.
 #[cold]
 fn probe_done() -> Error {
@@ -493,6 +520,9 @@ macro_rules! scalar_methods {
     ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if let Place::Default { text } = self.place {
+                return visitor.$visit(Self::parse_default::<$ty>(text)?);
+            }
             let v = <$ty>::from_le_bytes(self.scalar()?);
             visitor.$visit(v)
         }
@@ -511,6 +541,13 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Place::Default { text } = self.place {
+            return visitor.visit_bool(match text.trim() {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => Self::parse_default::<bool>(text)?,
+            });
+        }
         let [b] = self.scalar::<1>()?;
         visitor.visit_bool(b != 0)
     }
@@ -628,6 +665,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             Place::Union { .. } => Err(union_member()),
             Place::Absent => visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(std::iter::empty::<()>())),
             Place::Probe { .. } => Err(probe_done()),
+            Place::Default { text } => Err(default_not_scalar(text)),
         }
     }
 
@@ -693,7 +731,10 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
                 }
             }
         }
-        let [index] = self.scalar::<1>()?;
+        let index = match self.place {
+            Place::Default { text } => Self::parse_default::<u8>(text)?,
+            _ => self.scalar::<1>()?[0],
+        };
         visitor.visit_enum(UnitEnumAccess { index, name })
     }
 
@@ -771,6 +812,8 @@ struct TableAccess<'a, 'de> {
     i: usize,
     pos: usize,
     slot: usize,
+    /// The declared default of the current field when it is absent.
+    default: Option<&'static str>,
 }
 
 impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
@@ -792,6 +835,12 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
             if let Some(pos) = self.table.field(self.d.buf, slot) {
                 self.pos = pos;
                 self.slot = slot;
+                self.default = None;
+                return seed.deserialize(KeyDe { index, name, by_name: self.explicit }).map(Some);
+            }
+            if let (_, Some(text)) = split_default(name) {
+                // Absent: the declared schema default, as the official readers give it.
+                self.default = Some(text);
                 return seed.deserialize(KeyDe { index, name, by_name: self.explicit }).map(Some);
             }
         }
@@ -800,10 +849,11 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
 
     #[inline]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
-        seed.deserialize(ValueDe {
-            d: self.d,
-            place: Place::Field { pos: self.pos, slot: self.slot, table: self.table.pos },
-        })
+        let place = match self.default {
+            Some(text) => Place::Default { text },
+            None => Place::Field { pos: self.pos, slot: self.slot, table: self.table.pos },
+        };
+        seed.deserialize(ValueDe { d: self.d, place })
     }
 }
 

@@ -41,7 +41,7 @@ use crate::de::Layouts;
 use crate::error::{Error, ErrorKind, Result};
 use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::options::Options;
-use crate::ser::{explicit_id, field_name};
+use crate::ser::{explicit_id, field_name, split_default};
 
 /// A field or element type in lite's model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,6 +140,8 @@ struct FieldDef {
     slot: u16,
     ty: Ty,
     optional: bool,
+    /// A declared schema default (`#[serde(rename = "hp=100")]`).
+    default: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -280,8 +282,12 @@ fn write_table_fields(out: &mut String, fields: &[FieldDef], key_field: bool) {
         if key_field && f.slot == 0 {
             attrs.push("key".into());
         }
-        let default =
-            if f.optional && (f.ty.scalar_name().is_some() || matches!(f.ty, Ty::Enum(_))) { " = null" } else { "" };
+        let scalar = f.ty.scalar_name().is_some() || matches!(f.ty, Ty::Enum(_));
+        let default = match &f.default {
+            Some(text) if scalar && !f.optional => format!(" = {}", text.trim()),
+            _ if f.optional && scalar => " = null".to_owned(),
+            _ => String::new(),
+        };
         let attrs = if attrs.is_empty() { String::new() } else { format!(" ({})", attrs.join(", ")) };
         lines.push((f.slot, format!("  {}:{ty}{default}{attrs};", f.name)));
         used.push(f.slot);
@@ -542,6 +548,7 @@ impl TraceDe<'_, '_> {
             union_next: false,
             defs: &mut defs,
             pending: None,
+            pending_default: None,
         })?;
         self.t.stack.pop();
         self.t.define(name, Def::Table { fields: defs, key_field: false })?;
@@ -750,6 +757,8 @@ struct TraceTable<'a, 'o> {
     union_next: bool,
     defs: &'a mut Vec<FieldDef>,
     pending: Option<(String, u16)>,
+    /// The declared default of the pending field.
+    pending_default: Option<String>,
 }
 
 impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
@@ -767,6 +776,7 @@ impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
                 (true, None) => {} // a serde alias
             }
         };
+        self.pending_default = split_default(key).1.map(str::to_owned);
         if explicit {
             let name: de::value::BorrowedStrDeserializer<'_, Error> = de::value::BorrowedStrDeserializer::new(key);
             self.pending = Some((field_name(key).to_owned(), slot as u16));
@@ -793,13 +803,14 @@ impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
             // A map is a vector of `{ key, value }` tables.
             let entry = format!("{}{}Entry", self.table, pascal(&name));
             let fields = vec![
-                FieldDef { name: "key".into(), slot: 0, ty: (**k).clone(), optional: false },
-                FieldDef { name: "value".into(), slot: 1, ty: (**v).clone(), optional: false },
+                FieldDef { name: "key".into(), slot: 0, ty: (**k).clone(), optional: false, default: None },
+                FieldDef { name: "value".into(), slot: 1, ty: (**v).clone(), optional: false, default: None },
             ];
             self.t.define(&entry, Def::Table { fields, key_field: true })?;
             ty = Ty::Vector(Box::new(Ty::Table(entry)));
         }
-        self.defs.push(FieldDef { name, slot, ty, optional: self.t.optional });
+        let default = self.pending_default.take();
+        self.defs.push(FieldDef { name, slot, ty, optional: self.t.optional, default });
         self.t.optional = false;
         Ok(value)
     }

@@ -391,6 +391,7 @@ fn union_member(what: &str) -> Error {
 /// The explicit slot id in a field name `name#N`, if any.
 #[inline]
 pub(crate) fn explicit_id(key: &str) -> Option<u16> {
+    let key = split_default(key).0;
     let b = key.as_bytes();
     if !b.last()?.is_ascii_digit() {
         return None;
@@ -402,11 +403,23 @@ pub(crate) fn explicit_id(key: &str) -> Option<u16> {
     key[b.len() - digits..].parse::<u32>().ok().filter(|&n| n <= MAX_SLOT as u32).map(|n| n as u16)
 }
 
-/// The field name without its `#N` suffix.
+/// The field name without its `#N` and `=DEFAULT` suffixes.
 pub(crate) fn field_name(key: &str) -> &str {
+    let key = split_default(key).0;
     match explicit_id(key) {
         Some(_) => &key[..key.rfind('#').unwrap_or(key.len())],
         None => key,
+    }
+}
+
+/// A field key's declared schema default: `hp=100` (or `hp#2=100` with an explicit id) is the field
+/// `hp` whose absent value reads as 100, like `hp:short = 100;` in a schema. Returns the key without
+/// the suffix and the default's text.
+#[inline]
+pub(crate) fn split_default(key: &str) -> (&str, Option<&str>) {
+    match key.find('=') {
+        Some(at) => (&key[..at], Some(&key[at + 1..])),
+        None => (key, None),
     }
 }
 
@@ -776,8 +789,9 @@ impl ser::SerializeStruct for TableSer<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
         let slot = self.slot(key)?;
         let union_type = self.union_type.take();
-        let mark =
-            value.serialize(ValueSer { s: self.s, place: Place::Field { slot, union_type, optional: false } })?;
+        // A field with a declared default must never be left out as a zero.
+        let optional = self.s.opts.omit_zero_scalars && split_default(key).1.is_some();
+        let mark = value.serialize(ValueSer { s: self.s, place: Place::Field { slot, union_type, optional } })?;
         if mark == Mark::UnionType {
             self.union_type = Some(slot);
         }

@@ -170,3 +170,68 @@ fn empty_vector_of_longs_at_a_misaligned_offset_is_rejected_like_the_official_ve
     assert_eq!(official.longs().map(|v| v.len()), Some(0));
     assert_eq!(serde_flatbuf_lite::from_slice::<LongsOnly>(&good).unwrap(), LongsOnly { longs: vec![] });
 }
+
+/// `lite_ext.fbs`'s `Root` up to `kind`, with the schema's defaults declared on the Rust side.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct RootDefaults {
+    #[serde(rename = "u8v=7")]
+    u8v: u8,
+    #[serde(rename = "i64v=-5")]
+    i64v: i64,
+    #[serde(rename = "f64v=2.5")]
+    f64v: f64,
+    #[serde(rename = "flag=true")]
+    flag: bool,
+    opt_i32: Option<i32>,
+    #[serde(rename = "kind=1")]
+    kind: Kind,
+}
+
+#[test]
+fn declared_defaults_read_like_the_official_reader() {
+    // The official builder leaves out every field equal to its schema default.
+    let mut b = FlatBufferBuilder::new();
+    let root = fb_ext::Root::create(&mut b, &fb_ext::RootArgs::default());
+    b.finish_minimal(root);
+    let bytes = b.finished_data();
+    let official = flatbuffers::root::<fb_ext::Root<'_>>(bytes).unwrap();
+    assert_eq!((official.u8v(), official.i64v(), official.f64v(), official.flag()), (7, -5, 2.5, true));
+    let lite: RootDefaults = ext_opts().from_slice(bytes).unwrap();
+    assert_eq!(lite, RootDefaults { u8v: 7, i64v: -5, f64v: 2.5, flag: true, opt_i32: None, kind: Kind::B });
+}
+
+#[test]
+fn declared_defaults_keep_zeros_with_omit_zero_scalars() {
+    let zeros = RootDefaults { u8v: 0, i64v: 0, f64v: 0.0, flag: false, opt_i32: None, kind: Kind::A };
+    let opts = ext_opts().omit_zero_scalars(true);
+    let bytes = opts.to_vec(&zeros).unwrap();
+    let official = flatbuffers::root::<fb_ext::Root<'_>>(&bytes).unwrap();
+    assert_eq!((official.u8v(), official.i64v(), official.f64v(), official.flag()), (0, 0, 0.0, false));
+    assert_eq!(official.kind(), fb_ext::Kind::A);
+    assert_eq!(opts.from_slice::<RootDefaults>(&bytes).unwrap(), zeros);
+}
+
+#[test]
+fn declared_defaults_are_in_the_emitted_schema() {
+    let fbs = serde_flatbuf_lite::Schema::trace::<RootDefaults>(&ext_opts()).unwrap().to_fbs();
+    for line in ["u8v:ubyte = 7;", "i64v:long = -5;", "f64v:double = 2.5;", "flag:bool = true;", "opt_i32:int = null;"]
+    {
+        assert!(fbs.contains(line), "{line} missing from\n{fbs}");
+    }
+}
+
+#[test]
+fn a_declared_default_that_does_not_parse_is_an_error() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Bad {
+        #[serde(rename = "hp=lots")]
+        hp: i16,
+    }
+    let mut b = FlatBufferBuilder::new();
+    let start = b.start_table();
+    let root = b.end_table(start);
+    b.finish_minimal(root);
+    let err = serde_flatbuf_lite::from_slice::<Bad>(b.finished_data()).unwrap_err();
+    assert!(err.to_string().contains("declared default `lots`"), "{err}");
+}
