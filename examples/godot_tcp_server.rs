@@ -1,6 +1,6 @@
 //! A TCP game server for Godot clients: a GDScript `StreamPeerTCP` sends commands with
 //! `put_var()` and reads the replies with `get_var()` — the matching client is in
-//! `crates/serde-godot/README.md`.
+//! `serde-godot/README.md`.
 //!
 //! ```text
 //! cargo run --example godot_tcp_server                    # Godot 4 clients, 127.0.0.1:4242

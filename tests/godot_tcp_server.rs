@@ -84,7 +84,7 @@ fn godot3_engine_client_talks_to_the_server() {
     let addr = start(Options::new().version(Version::Godot3));
     let dir = std::env::temp_dir().join(format!("serde-godot-tcp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/serde-godot/tests/godot/tcp_client_godot3.gd");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/serde-godot/tests/godot/tcp_client_godot3.gd");
     std::fs::copy(script, dir.join("client.gd")).unwrap();
     let out = dir.join("out.json");
     let status = Command::new("godot3-server")

@@ -1,5 +1,5 @@
 //! serde-flatbuf-lite's rows: the lite codec (generic, through serde) and the official `flatbuffers`
-//! builder with flatc-generated code for the four datasets (`crates/flatbuf-oracle/schemas/*.fbs`), the
+//! builder with flatc-generated code for the four datasets (`testkit/flatbuf-oracle/schemas/*.fbs`), the
 //! anchor issue 4 states its encode target against.
 //!
 //! Both rows build the same layout: the datasets' small fixed-size structs (`Address`, `Vector3`,

@@ -11,8 +11,8 @@ use serde_kiprop::{Options, TypeList, Value, serializer_flags::*};
 
 static TYPES: LazyLock<TypeList> = LazyLock::new(|| {
     TypeList::from_json_many([
-        include_str!("../../crates/serde-kiprop/tests/data/katsuba/types.json"),
-        include_str!("../../crates/serde-kiprop/tests/data/generated/types.json"),
+        include_str!("../../serde-kiprop/tests/data/katsuba/types.json"),
+        include_str!("../../serde-kiprop/tests/data/generated/types.json"),
     ])
     .expect("fixture type lists load")
 });

@@ -7,9 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use serde_kiprop::{Options, TypeList, Value, serializer_flags::*};
 
 const BLOBS: [&[u8]; 3] = [
-    include_bytes!("../../crates/serde-kiprop/tests/data/generated/shallow-flags01.bin"),
-    include_bytes!("../../crates/serde-kiprop/tests/data/generated/deep-flags01.bin"),
-    include_bytes!("../../crates/serde-kiprop/tests/data/katsuba/nested-lists.bin"),
+    include_bytes!("../../serde-kiprop/tests/data/generated/shallow-flags01.bin"),
+    include_bytes!("../../serde-kiprop/tests/data/generated/deep-flags01.bin"),
+    include_bytes!("../../serde-kiprop/tests/data/katsuba/nested-lists.bin"),
 ];
 
 fuzz_target!(|data: &[u8]| {

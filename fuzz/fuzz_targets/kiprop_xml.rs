@@ -10,8 +10,8 @@ use serde_kiprop::{TypeList, xml};
 
 static TYPES: LazyLock<TypeList> = LazyLock::new(|| {
     TypeList::from_json_many([
-        include_str!("../../crates/serde-kiprop/tests/data/katsuba/types.json"),
-        include_str!("../../crates/serde-kiprop/tests/data/generated/types.json"),
+        include_str!("../../serde-kiprop/tests/data/katsuba/types.json"),
+        include_str!("../../serde-kiprop/tests/data/generated/types.json"),
     ])
     .expect("fixture type lists load")
 });

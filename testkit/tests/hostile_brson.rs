@@ -3,7 +3,7 @@
 //! validation, the typed model, `Payload::to_document`, `json::from_str`, `url::urls`, the
 //! `lenient` helpers) on the worst inputs an attacker can build, at `n` and `4n` bytes: work grows
 //! at most ~6× and peak heap stays within `64 · n + 4 MiB` (SECURITY.md), or, for compressed
-//! input, within the documented multiple of the decompression cap (crates/serde-brson/README.md,
+//! input, within the documented multiple of the decompression cap (serde-brson/README.md,
 //! "Hostile input").
 
 use std::sync::OnceLock;
