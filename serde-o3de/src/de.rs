@@ -22,25 +22,9 @@ use serde_core::de::{self, DeserializeSeed, Visitor};
 use crate::channel;
 use crate::coerce::{self, Coerced, Num, Tok};
 use crate::error::{Code, Error, Result};
+use crate::markers::{DECLARED_TYPE, NATIVE, POLY, RAW, UNKNOWN_TYPE};
 use crate::read::{Peek, Read, Ref, SliceRead, ValueRead};
 use crate::report::{Issue, IssuePath, Outcome, PathSegment, Report, ResultCode, Task, push_pointer_token};
-
-/// The newtype name of [`RawJson`](crate::RawJson).
-pub(crate) const RAW: &str = "$serde_o3de::Raw";
-/// The struct name of `$type` polymorphism ([`crate::poly`]).
-pub(crate) const POLY: &str = "$serde_o3de::Poly";
-/// The member name under which a `$type` value hands this crate's serializer its class default.
-pub(crate) const POLY_DEFAULT_KEY: &str = "$serde_o3de::default";
-/// The newtype name of [`crate::unordered`] sets.
-pub(crate) const UNORDERED: &str = "$serde_o3de::Unordered";
-/// The newtype name of [`crate::elements`] containers.
-pub(crate) const ELEMENTS: &str = "$serde_o3de::Elements";
-/// The newtype-name prefix of this crate's O3DE types (math types, uuid, color, enums, any).
-pub(crate) const NATIVE: &str = "$serde_o3de::Native::";
-/// Variant index a `$type`-less object or non-object value gets (the declared type).
-pub(crate) const DECLARED_TYPE: u32 = u32::MAX;
-/// Variant index of a `$type` that names no registered type.
-pub(crate) const UNKNOWN_TYPE: u32 = u32::MAX - 1;
 
 /// How many times a document may be read before the loader gives up isolating soft failures.
 const MAX_PASSES: u32 = 32;

@@ -9,6 +9,8 @@ mod coerce;
 pub mod de;
 pub mod error;
 mod fmt;
+mod markers;
+mod order;
 pub mod prefab;
 mod read;
 pub mod report;

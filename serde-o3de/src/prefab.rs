@@ -55,8 +55,8 @@ use serde_core::ser::{SerializeMap, Serializer};
 use serde_core::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::de::POLY;
 use crate::error::{Error, Result};
+use crate::markers::POLY;
 use crate::types::math::Vector3;
 use crate::types::uuid::Uuid;
 use crate::value::RawJson;

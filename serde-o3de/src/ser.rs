@@ -21,9 +21,10 @@ use std::sync::OnceLock;
 use serde_core::ser::{self, Serialize};
 
 use crate::channel::{self, Want};
-use crate::de::{ELEMENTS, NATIVE, POLY, POLY_DEFAULT_KEY, RAW, UNORDERED};
 use crate::error::{Error, Result};
 use crate::fmt::{base64_encode, write_f64, write_str};
+use crate::markers::{ELEMENTS, NATIVE, POLY, POLY_DEFAULT_KEY, RAW, UNORDERED};
+use crate::order::compare;
 use crate::report::{Outcome, ResultCode, Task};
 
 /// O3DE's tolerance for default comparisons of floats (`IsClose(a, b, FLT_EPSILON)`).
@@ -1230,7 +1231,7 @@ fn sort_array_map(out: &mut Vec<u8>, start: usize) -> Result<()> {
         let value = serde_json::from_slice(get(b"\"Value\"")).unwrap_or(serde_json::Value::Null);
         parsed.push((key, value, item));
     }
-    parsed.sort_by(|a, b| crate::value::compare(&a.0, &b.0).then_with(|| crate::value::compare(&a.1, &b.1)));
+    parsed.sort_by(|a, b| compare(&a.0, &b.0).then_with(|| compare(&a.1, &b.1)));
     out.push(b'[');
     for (i, (_, _, item)) in parsed.iter().enumerate() {
         if i > 0 {
@@ -1248,7 +1249,7 @@ fn sort_array(out: &mut Vec<u8>, start: usize) -> Result<()> {
     let items = split_array(&region)?;
     let mut parsed: Vec<(serde_json::Value, &[u8])> =
         items.into_iter().map(|item| (serde_json::from_slice(item).unwrap_or(serde_json::Value::Null), item)).collect();
-    parsed.sort_by(|a, b| crate::value::compare(&a.0, &b.0));
+    parsed.sort_by(|a, b| compare(&a.0, &b.0));
     out.push(b'[');
     for (i, (_, item)) in parsed.iter().enumerate() {
         if i > 0 {
@@ -1262,7 +1263,7 @@ fn sort_array(out: &mut Vec<u8>, start: usize) -> Result<()> {
 
 fn compare_text(a: &[u8], b: &[u8]) -> Ordering {
     let parse = |t: &[u8]| serde_json::from_slice(t).unwrap_or(serde_json::Value::Null);
-    crate::value::compare(&parse(a), &parse(b))
+    compare(&parse(a), &parse(b))
 }
 
 /// Receives `(default element, container)` from [`crate::elements`]: builds the element default's

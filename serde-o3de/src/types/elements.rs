@@ -44,7 +44,7 @@ use serde_core::ser::SerializeTuple;
 use serde_core::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::channel;
-use crate::de::ELEMENTS;
+use crate::markers::ELEMENTS;
 use crate::types::multimap::MultiMap;
 
 /// A container whose elements (or map values) have a `Default` to be stored against.

@@ -62,7 +62,7 @@ use serde_core::{Deserialize, Serialize};
 
 use super::{Input, Json, Loaded, Native};
 use crate::channel;
-use crate::de::{DECLARED_TYPE, POLY, POLY_DEFAULT_KEY, UNKNOWN_TYPE};
+use crate::markers::{DECLARED_TYPE, POLY, POLY_DEFAULT_KEY, UNKNOWN_TYPE};
 use crate::report::{Outcome, ResultCode, Task};
 use crate::types::uuid::Uuid;
 use crate::value::RawJson;

@@ -22,7 +22,7 @@
 
 use serde_core::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::de::UNORDERED;
+use crate::markers::UNORDERED;
 
 /// Serializes a set (or any sequence) with its elements sorted in O3DE's JSON order (this crate's
 /// serializer; others get the sequence as it iterates).
