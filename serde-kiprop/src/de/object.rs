@@ -1,0 +1,579 @@
+//! The object reader: class tags, object bodies (shallow and deep), the root, properties as a
+//! map, and polymorphic values.
+
+use super::value::{DSlot, ValueDe, prim_bits};
+use super::{Deserializer, Input};
+use crate::codec::{Leaf, Prim, Scalar};
+use crate::error::{Error, ErrorKind, Result};
+use crate::schema::{ClassDef, Kind, PropertyDef, flags};
+use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde_core::forward_to_deserialize_any;
+
+impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
+    pub(super) fn read_enum(&mut self, slot: &DSlot<'t>) -> Result<u32> {
+        if self.string_enums {
+            let n = self.len(true)? as usize;
+            let text = if n == 0 {
+                ""
+            } else {
+                let start = self.take(n)?;
+                std::str::from_utf8(&self.input.data()[start..start + n])
+                    .map_err(|_| self.err(ErrorKind::InvalidText))?
+            };
+            let parsed = slot.enum_def().and_then(|d| d.parse(text));
+            match parsed {
+                Some(v) => Ok(v),
+                None => {
+                    let kind = ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: text.to_owned() };
+                    Err(self.err(kind))
+                }
+            }
+        } else {
+            self.bits(32)
+        }
+    }
+
+    pub(super) fn enum_name(&self, slot: &DSlot<'t>, value: u32) -> Result<std::borrow::Cow<'t, str>> {
+        let def = slot.enum_def();
+        let name = match def {
+            Some(d) if !d.bits => d.name_of(value).map(std::borrow::Cow::Borrowed),
+            Some(d) => d.format(value).map(std::borrow::Cow::Owned),
+            None => None,
+        };
+        name.ok_or_else(|| {
+            self.err(ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: value.to_string() })
+        })
+    }
+
+    /// Reads a type tag. `Ok(None)` is a null pointer or (deep, skipping) a skipped unknown object.
+    #[inline(always)]
+    pub(super) fn read_tag(&mut self, slot: &DSlot<'t>) -> Result<Option<&'t ClassDef>> {
+        let tag = self.u32()?;
+        // The declared class is the usual one: no map lookup.
+        if let Kind::Object(Some(expected)) = slot.kind {
+            let c = self.types.get(expected);
+            if c.hash == tag && tag != 0 {
+                return Ok(Some(c));
+            }
+        }
+        self.read_tag_slow(slot, tag)
+    }
+
+    #[inline(never)]
+    pub(super) fn read_tag_slow(&mut self, slot: &DSlot<'t>, tag: u32) -> Result<Option<&'t ClassDef>> {
+        if tag == 0 {
+            return if slot.root { Err(self.err(ErrorKind::NullRoot)) } else { Ok(None) };
+        }
+        match self.types.index_of_hash(tag) {
+            Some(i) => Ok(Some(self.types.get(i))),
+            None if self.skip_unknown && !slot.root => {
+                let size_pos = self.pos();
+                let size = u64::from(self.u32()?);
+                if size < 32 {
+                    return Err(self.err(ErrorKind::ObjectSizeMismatch {
+                        class: format!("tag {tag}"),
+                        expected: size,
+                        actual: 32,
+                    }));
+                }
+                self.seek(size_pos + size)?;
+                Ok(None)
+            }
+            None => Err(self.err(ErrorKind::UnknownType(tag))),
+        }
+    }
+
+    /// Starts reading the properties of an object whose tag was read.
+    #[inline(always)]
+    pub(super) fn object_body(
+        &mut self,
+        class: &'t ClassDef,
+        header: bool,
+        fields: &'static [&'static str],
+        charge: bool,
+    ) -> Result<ObjectAccess<'_, 'de, 't, I>> {
+        self.enter()?;
+        // A dynamic object: the boxed object, its class name and its property slots (the
+        // capacity the value visitor reserves from the size hint).
+        let slots = if charge { class.props.len().min(crate::value::MAX_PREALLOC_PROPS) } else { 0 };
+        if charge {
+            self.charge(crate::value::OBJECT_BYTES + class.name.len() + slots * crate::value::PROPERTY_BYTES)?;
+        }
+        let end = if self.shallow {
+            0
+        } else {
+            let size_pos = self.pos();
+            let size = u64::from(self.u32()?);
+            let end = size_pos + size;
+            if size < 32 || end > self.input.data().len() as u64 * 8 {
+                return Err(self.object_size_error(class, size));
+            }
+            end
+        };
+        let header = if header { 0 } else { 4 };
+        let by_index = class.fields_are_props(fields);
+        let all_in = self.shallow && class.all_included(self.incl);
+        Ok(ObjectAccess {
+            d: self,
+            class,
+            end,
+            idx: 0,
+            header,
+            by_index,
+            all_in,
+            pending: None,
+            presence: false,
+            pending_kind: Kind::Auto,
+            prop_end: 0,
+            done: false,
+            charge,
+            slots,
+            count: 0,
+        })
+    }
+
+    #[cold]
+    pub(super) fn object_size_error(&self, class: &ClassDef, size: u64) -> Error {
+        self.err(ErrorKind::ObjectSizeMismatch {
+            class: class.name.clone(),
+            expected: size,
+            actual: self.cur.remaining_bits(self.input.data()) + 32,
+        })
+    }
+
+    /// Reads an object (tag + body) and lets the visitor see its properties.
+    #[inline(always)]
+    pub(super) fn object<V: Visitor<'de>>(
+        &mut self,
+        slot: DSlot<'t>,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+        charge: bool,
+    ) -> Result<V::Value> {
+        match self.read_tag(&slot)? {
+            Some(class) => self.visit_object(class, v, header, fields, charge),
+            None if header => v.visit_unit(),
+            None => Err(self.err(ErrorKind::Mismatch {
+                field: slot.name().to_owned(),
+                expected: "an object, got a null pointer (use Option)".to_owned(),
+            })),
+        }
+    }
+
+    /// Lets the visitor see an object's properties. `fields` are the serde struct's (keys go by
+    /// index when they are the class's properties), or empty.
+    #[inline(always)]
+    pub(super) fn visit_object<V: Visitor<'de>>(
+        &mut self,
+        class: &'t ClassDef,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+        charge: bool,
+    ) -> Result<V::Value> {
+        let mut access = self.object_body(class, header, fields, charge)?;
+        let value = v.visit_map(&mut access)?;
+        access.finish()?;
+        Ok(value)
+    }
+
+    /// Peeks whether the next object slot is a null pointer (consuming it, or a skipped unknown
+    /// object, if so).
+    pub(super) fn null_ahead(&mut self, slot: &DSlot<'t>) -> Result<bool> {
+        let saved = self.cur.clone();
+        let tag = self.u32()?;
+        if tag == 0 {
+            return Ok(true);
+        }
+        if self.types.index_of_hash(tag).is_none() && self.skip_unknown {
+            self.cur = saved;
+            return Ok(self.read_tag(slot)?.is_none());
+        }
+        self.cur = saved;
+        Ok(false)
+    }
+
+    /// The fewest bits one value of `slot` takes on the wire (a lower bound used to check a
+    /// container's declared length against the input before anything is allocated).
+    pub(super) fn min_bits(&self, slot: &DSlot<'t>) -> u64 {
+        let string_prefix = if self.compact { 8 } else { 16 };
+        match slot.kind {
+            Kind::Auto => 1,
+            Kind::Prim(Prim::Str | Prim::WStr) => string_prefix,
+            Kind::Prim(p) => prim_bits(p),
+            Kind::Leaf(l) => l.len() as u64 * prim_bits(l.component()),
+            Kind::Enum if self.string_enums => string_prefix,
+            Kind::Enum | Kind::Object(_) => 32,
+        }
+    }
+
+    pub(super) fn read_leaf(&mut self, leaf: Leaf) -> Result<[Scalar; 9]> {
+        let mut out = [Scalar::UInt(0); 9];
+        let prim = leaf.component();
+        for slot in out.iter_mut().take(leaf.len()) {
+            *slot = self.scalar(prim)?;
+        }
+        Ok(out)
+    }
+}
+
+/// The root: an object.
+impl<'de, I: Input<'de>> de::Deserializer<'de> for &mut Deserializer<'de, '_, I> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        ValueDe { d: self, slot: DSlot::root() }.deserialize_any(v)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value> {
+        ValueDe { d: self, slot: DSlot::root() }.deserialize_struct(name, fields, v)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value> {
+        ValueDe { d: self, slot: DSlot::root() }.deserialize_enum(name, variants, v)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        ValueDe { d: self, slot: DSlot::root() }.deserialize_map(v)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        v.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value> {
+        v.visit_newtype_struct(self)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple
+        tuple_struct identifier ignored_any
+    }
+}
+
+/// An object's properties as a map (keys are property names).
+pub(super) struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
+    pub(super) d: &'a mut Deserializer<'de, 't, I>,
+    pub(super) class: &'t ClassDef,
+    /// Deep: the bit position where the object ends.
+    pub(super) end: u64,
+    /// Shallow: the next property index; deep: the expected next index.
+    pub(super) idx: usize,
+    /// 0/1: the `$__type` key/value next, 2/3: `$__hash`, 4: properties.
+    pub(super) header: u8,
+    /// Keys are property indices (the serde struct's fields are the properties).
+    pub(super) by_index: bool,
+    /// Shallow mode: every property of the class passes the options' mask (no test per property).
+    pub(super) all_in: bool,
+    /// The property whose value comes next. (Kept as separate plain fields, not an
+    /// `Option<(DSlot, u64)>`: a value written field by field and read back whole stalls the CPU's
+    /// store forwarding on every property.)
+    pub(super) pending: Option<&'t PropertyDef>,
+    /// Shallow: the presence bit of the pending property was read (its `Option` layer is it).
+    pub(super) presence: bool,
+    /// Deep: the pending property's encoding (from its tag) and where it ends.
+    pub(super) pending_kind: Kind,
+    pub(super) prop_end: u64,
+    pub(super) done: bool,
+    /// A dynamic object: its properties count against the model budget.
+    pub(super) charge: bool,
+    /// Property slots charged so far (the value visitor's capacity).
+    pub(super) slots: usize,
+    /// Properties handed out so far.
+    pub(super) count: usize,
+}
+
+impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
+    /// Finds the next property; `None` at the end of the object.
+    #[inline(always)]
+    pub(super) fn next_property(&mut self) -> Result<Option<&'t str>> {
+        if self.d.shallow { self.next_shallow() } else { self.next_deep() }
+    }
+
+    /// [`next_property`](Self::next_property) in shallow mode: the next included property in id order.
+    #[inline(always)]
+    pub(super) fn next_shallow(&mut self) -> Result<Option<&'t str>> {
+        let d = &mut *self.d;
+        let props = &self.class.props;
+        while let Some(prop) = props.get(self.idx) {
+            self.idx += 1;
+            if !self.all_in && !d.incl.test(prop.flags) {
+                d.skipped_deprecated |= prop.has(flags::DEPRECATED);
+                continue;
+            }
+            let mut presence = false;
+            if prop.has(flags::DELTA_ENCODE) {
+                if !d.bool()? {
+                    if d.forbid_delta {
+                        return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
+                    }
+                    continue;
+                }
+                presence = true;
+            }
+            self.pending = Some(prop);
+            self.presence = presence;
+            return Ok(Some(prop.name.as_str()));
+        }
+        Ok(None)
+    }
+
+    /// [`next_property`](Self::next_property) in deep mode: the next property header, skipping
+    /// unknown properties when asked to.
+    #[inline]
+    pub(super) fn next_deep(&mut self) -> Result<Option<&'t str>> {
+        let d = &mut *self.d;
+        loop {
+            let start = d.pos();
+            if start >= self.end {
+                if start > self.end {
+                    return Err(d.err(ErrorKind::ObjectSizeMismatch {
+                        class: self.class.name.clone(),
+                        expected: self.end,
+                        actual: start,
+                    }));
+                }
+                return Ok(None);
+            }
+            let size = u64::from(d.u32()?);
+            let tag = d.bits(32)?;
+            let prop_end = start + size;
+            if prop_end > self.end || prop_end < d.pos() {
+                return Err(d.err(ErrorKind::PropertySizeMismatch {
+                    property: format!("{} tag {tag}", self.class.name),
+                    expected: size,
+                    actual: (self.end - start).min(d.pos() - start),
+                }));
+            }
+            match self.class.slot_for_tag(tag, self.idx) {
+                Some(ts) => {
+                    let prop = &self.class.props[ts.prop as usize];
+                    self.idx = ts.prop as usize + 1;
+                    self.pending = Some(prop);
+                    self.pending_kind = ts.kind;
+                    self.prop_end = prop_end;
+                    return Ok(Some(prop.name.as_str()));
+                }
+                None if d.skip_unknown => d.seek(prop_end)?,
+                None => {
+                    return Err(d.err(ErrorKind::UnknownProperty { class: self.class.name.clone(), hash: tag }));
+                }
+            }
+        }
+    }
+
+    /// Counts a property of a dynamic object against the model budget: its name, and its slot
+    /// when the list of properties outgrows its capacity (which then doubles).
+    #[inline(never)]
+    pub(super) fn charge_property(&mut self, name: &str) -> Result<()> {
+        self.count += 1;
+        let mut bytes = name.len();
+        if self.count > self.slots {
+            let grown = (self.slots * 2).max(4);
+            bytes += (grown - self.slots) * crate::value::PROPERTY_BYTES;
+            self.slots = grown;
+        }
+        self.d.charge(bytes)
+    }
+
+    /// Consumes what the visitor did not read.
+    #[inline(always)]
+    pub(super) fn finish(&mut self) -> Result<()> {
+        if !self.done {
+            self.skip_rest()?;
+        }
+        self.d.leave();
+        Ok(())
+    }
+
+    #[inline(never)]
+    pub(super) fn skip_rest(&mut self) -> Result<()> {
+        while self.next_property()?.is_some() {
+            self.value(std::marker::PhantomData::<de::IgnoredAny>)?;
+        }
+        self.done = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(super) fn value<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        let prop = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
+        let shallow = self.d.shallow;
+        let (kind, presence) = if shallow { (prop.kind, self.presence) } else { (self.pending_kind, false) };
+        let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence };
+        let v = seed.deserialize(ValueDe { d: &mut *self.d, slot })?;
+        if !shallow && (self.d.pos() != self.prop_end || self.d.ignored) {
+            self.end_deep_property(&slot, self.prop_end)?;
+        }
+        Ok(v)
+    }
+
+    /// After a deep property's value: skips what an ignored value left, or reports a size mismatch.
+    #[inline(never)]
+    pub(super) fn end_deep_property(&mut self, slot: &DSlot<'t>, prop_end: u64) -> Result<()> {
+        let at = self.d.pos();
+        if at != prop_end {
+            if self.d.ignored {
+                self.d.seek(prop_end)?;
+            } else {
+                return Err(self.d.err(ErrorKind::PropertySizeMismatch {
+                    property: format!("{}::{}", self.class.name, slot.name()),
+                    expected: prop_end,
+                    actual: at,
+                }));
+            }
+        }
+        self.d.ignored = false;
+        Ok(())
+    }
+}
+
+impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
+    type Error = Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        match self.header {
+            0 => {
+                self.header = 1;
+                return seed.deserialize("$__type".into_deserializer()).map(Some);
+            }
+            2 => {
+                self.header = 3;
+                return seed.deserialize("$__hash".into_deserializer()).map(Some);
+            }
+            _ => {}
+        }
+        let next = self.next_property()?;
+        if self.charge {
+            if let Some(name) = next {
+                self.charge_property(name)?;
+            }
+        }
+        match next {
+            // (`next_property` leaves `idx` just past the property it found.)
+            Some(_) if self.by_index => {
+                seed.deserialize(de::value::U64Deserializer::<Error>::new(self.idx as u64 - 1)).map(Some)
+            }
+            Some(name) => seed.deserialize(de::value::StrDeserializer::<Error>::new(name)).map(Some),
+            None => {
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    #[inline]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        match self.header {
+            1 => {
+                self.header = 2;
+                seed.deserialize(self.class.name.as_str().into_deserializer())
+            }
+            3 => {
+                self.header = 4;
+                seed.deserialize(self.class.hash.into_deserializer())
+            }
+            _ => self.value(seed),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // At most the class's properties (deep data may repeat one; this is only a hint).
+        Some(self.class.props.len().saturating_sub(self.idx))
+    }
+}
+
+/// A polymorphic value: a Rust enum whose variants are classes.
+pub(super) struct ClassEnum<'a, 'de, 't, I: Input<'de>> {
+    pub(super) d: &'a mut Deserializer<'de, 't, I>,
+    pub(super) class: &'t ClassDef,
+    pub(super) variant: &'static str,
+}
+
+impl<'a, 'de, 't, I: Input<'de>> de::EnumAccess<'de> for ClassEnum<'a, 'de, 't, I> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self)> {
+        let v = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant))?;
+        Ok((v, self))
+    }
+}
+
+impl<'de, I: Input<'de>> de::VariantAccess<'de> for ClassEnum<'_, 'de, '_, I> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        Err(Error::new(ErrorKind::Unsupported("unit variants for classes")))
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(ObjectBodyDe { d: self.d, class: self.class })
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _v: V) -> Result<V::Value> {
+        Err(Error::new(ErrorKind::Unsupported("tuple variants")))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value> {
+        self.d.visit_object(self.class, v, false, fields, false)
+    }
+}
+
+/// The body of an object whose tag was already read.
+pub(super) struct ObjectBodyDe<'a, 'de, 't, I: Input<'de>> {
+    pub(super) d: &'a mut Deserializer<'de, 't, I>,
+    pub(super) class: &'t ClassDef,
+}
+
+impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.d.visit_object(self.class, v, true, &[], true)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value> {
+        self.d.visit_object(self.class, v, false, fields, false)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value> {
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        v.visit_some(self)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}

@@ -1,0 +1,245 @@
+//! Leaf structs (`Vector3D`, `Color`, `Rect`, …): components collected by name or position.
+
+use super::{Serializer, Slot, fits, mismatch, sf};
+use crate::codec::{Leaf, Prim, Scalar};
+use crate::error::{Error, Result};
+use serde_core::ser::{self, Impossible, Serialize};
+
+/// A leaf struct being collected (components can arrive by name in any order).
+#[doc(hidden)]
+pub struct LeafSer<'a, 't> {
+    pub(super) s: &'a mut Serializer<'t>,
+    pub(super) slot: Slot<'t>,
+    pub(super) leaf: Leaf,
+    /// `leaf.fields()` and `leaf.group()`, looked up once.
+    pub(super) fields: &'static [&'static str],
+    pub(super) group: usize,
+    /// The field expected next (fields usually arrive in wire order).
+    pub(super) next_field: usize,
+    /// Components as their 32-bit patterns (every leaf component is 8 or 32 bits wide).
+    pub(super) vals: [u32; 9],
+    pub(super) next: usize,
+    pub(super) filled: u16,
+}
+
+impl<'a, 't> LeafSer<'a, 't> {
+    pub(super) fn new(s: &'a mut Serializer<'t>, slot: Slot<'t>, leaf: Leaf) -> Result<Self> {
+        if slot.is(sf::CONTAINER) {
+            return Err(mismatch(&slot, "a single leaf struct for a container property"));
+        }
+        Ok(LeafSer {
+            s,
+            slot,
+            leaf,
+            fields: leaf.fields(),
+            group: leaf.group(),
+            next_field: 0,
+            vals: [0; 9],
+            next: 0,
+            filled: 0,
+        })
+    }
+
+    #[inline]
+    pub(super) fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
+        // Fast path: the field after the previous one.
+        let i = match self.fields.get(self.next_field) {
+            Some(f) if same_short(f, key) => self.next_field,
+            _ => {
+                if key.starts_with('$') {
+                    return Ok(());
+                }
+                self.fields.iter().position(|f| *f == key).ok_or_else(|| {
+                    Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
+                })?
+            }
+        };
+        self.next_field = i + 1;
+        self.next = i * self.group;
+        v.serialize(LeafElemSer { l: self })
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, v: Scalar) -> Result<()> {
+        if self.next >= self.leaf.len() {
+            return Err(Error::mismatch(self.slot.name(), format!("{} components", self.leaf.len())));
+        }
+        let prim = self.leaf.component();
+        if !fits(prim, v) {
+            return Err(Error::mismatch(self.slot.name(), format!("a {} component, got {v:?}", prim.type_name())));
+        }
+        self.vals[self.next] = if prim == Prim::F32 { v.as_f32().to_bits() } else { v.as_bits() as u32 };
+        self.filled |= 1 << self.next;
+        self.next += 1;
+        Ok(())
+    }
+
+    pub(super) fn finish(self) -> Result<()> {
+        if self.filled != (1u16 << self.leaf.len()) - 1 {
+            return Err(Error::mismatch(self.slot.name(), format!("all components of {}", self.leaf.type_name())));
+        }
+        let patch = self.s.open(&self.slot, Some(self.leaf.type_name()))?;
+        let prim = self.leaf.component();
+        for v in &self.vals[..self.leaf.len()] {
+            if prim == Prim::U8 {
+                self.s.w.align();
+                self.s.w.write_bits(*v, 8);
+            } else {
+                self.s.w.write_u32(*v);
+            }
+        }
+        self.s.close(patch);
+        Ok(())
+    }
+}
+
+/// `a == b` for short names, without a call to `memcmp`.
+#[inline(always)]
+pub(super) fn same_short(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+/// One component (or a row of components) of a leaf struct.
+pub(super) struct LeafElemSer<'b, 'a, 't> {
+    pub(super) l: &'b mut LeafSer<'a, 't>,
+}
+
+macro_rules! leaf_num {
+    ($($f:ident($t:ty) => $e:expr;)*) => {
+        $(fn $f(self, v: $t) -> Result<()> { #[allow(clippy::redundant_closure_call)] self.l.push(($e)(v)) })*
+    };
+}
+
+impl<'b, 'a, 't> ser::Serializer for LeafElemSer<'b, 'a, 't> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Impossible<(), Error>;
+    type SerializeStruct = Impossible<(), Error>;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    leaf_num! {
+        serialize_i8(i8) => |v: i8| Scalar::Int(v.into());
+        serialize_i16(i16) => |v: i16| Scalar::Int(v.into());
+        serialize_i32(i32) => |v: i32| Scalar::Int(v.into());
+        serialize_i64(i64) => Scalar::Int;
+        serialize_u8(u8) => |v: u8| Scalar::UInt(v.into());
+        serialize_u16(u16) => |v: u16| Scalar::UInt(v.into());
+        serialize_u32(u32) => |v: u32| Scalar::UInt(v.into());
+        serialize_u64(u64) => Scalar::UInt;
+        serialize_f32(f32) => Scalar::F32;
+        serialize_f64(f64) => Scalar::F64;
+    }
+    fn serialize_bool(self, _v: bool) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_char(self, _v: char) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_str(self, _v: &str) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_bytes(self, _v: &[u8]) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_none(self) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<()> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_unit_struct(self, _n: &'static str) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_unit_variant(self, _n: &'static str, _i: u32, _v: &'static str) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _n: &'static str, v: &T) -> Result<()> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _variant: &'static str,
+        _v: &T,
+    ) -> Result<()> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self> {
+        Ok(self)
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+    fn serialize_tuple_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _len: usize,
+    ) -> Result<Impossible<(), Error>> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Impossible<(), Error>> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_struct(self, _n: &'static str, _len: usize) -> Result<Impossible<(), Error>> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _len: usize,
+    ) -> Result<Impossible<(), Error>> {
+        Err(Error::mismatch(self.l.slot.name(), "a number"))
+    }
+}
+
+impl ser::SerializeSeq for LeafElemSer<'_, '_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
+        v.serialize(LeafElemSer { l: &mut *self.l })
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for LeafElemSer<'_, '_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
+        v.serialize(LeafElemSer { l: &mut *self.l })
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for LeafElemSer<'_, '_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
+        v.serialize(LeafElemSer { l: &mut *self.l })
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,323 @@
+//! The object and property writer: class resolution, shallow slots and deep headers, fields in
+//! or out of id order, and the end of an object.
+
+use super::value::ValueSer;
+use super::{Patch, Serializer, Slot, mismatch, sf};
+use crate::codec::BitWriter;
+use crate::error::{Error, ErrorKind, Result};
+use crate::schema::{ClassDef, Kind, PropertyDef, flags};
+use crate::value::Value;
+use serde_core::ser::Serialize;
+
+impl<'t> Serializer<'t> {
+    #[inline(always)]
+    pub(super) fn enter(&mut self) -> Result<()> {
+        if self.depth == 0 {
+            return Err(Error::new(ErrorKind::RecursionLimit));
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// The class of a serde struct name, remembering the match by the name's address.
+    #[inline(always)]
+    pub(super) fn resolve_static(
+        &self,
+        name: &'static str,
+        slot: &Slot<'t>,
+        variant: Option<&str>,
+    ) -> Result<&'t ClassDef> {
+        if let Kind::Object(Some(expected)) = slot.kind {
+            let c = self.types.get(expected);
+            if c.rust_name.matches(name) {
+                return Ok(c);
+            }
+        }
+        self.resolve_static_slow(name, slot, variant)
+    }
+
+    #[inline(never)]
+    pub(super) fn resolve_static_slow(
+        &self,
+        name: &'static str,
+        slot: &Slot<'t>,
+        variant: Option<&str>,
+    ) -> Result<&'t ClassDef> {
+        let c = self.resolve_class(name, slot, variant)?;
+        if c.name == name || c.name.strip_prefix("class ") == Some(name) {
+            c.rust_name.remember(name);
+        }
+        Ok(c)
+    }
+
+    pub(super) fn resolve_class(&self, name: &str, slot: &Slot<'t>, variant: Option<&str>) -> Result<&'t ClassDef> {
+        let types = self.types;
+        if let Kind::Object(Some(expected)) = slot.kind {
+            let c = types.get(expected);
+            if c.name == name || c.name.strip_prefix("class ") == Some(name) {
+                return Ok(c);
+            }
+        }
+        if let Some(i) = types.index_of(name) {
+            return Ok(types.get(i));
+        }
+        if let Some(i) = variant.and_then(|v| types.index_of(v)) {
+            return Ok(types.get(i));
+        }
+        if let Kind::Object(Some(expected)) = slot.kind {
+            return Ok(types.get(expected));
+        }
+        Err(Error::new(ErrorKind::UnknownClass(name.to_owned())))
+    }
+
+    /// Starts an object: type tag, and in deep mode a size placeholder.
+    #[inline(always)]
+    pub(super) fn begin_object(&mut self, slot: &Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
+        let patch = if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
+            self.object_prefix(slot)?
+        } else {
+            self.enter()?;
+            None
+        };
+        let size_pos = if self.shallow {
+            self.w.write_u32(class.hash);
+            0
+        } else {
+            // The tag, then the size placeholder (patched by `end_object`).
+            self.w.write_u64(u64::from(class.hash));
+            self.w.bit_pos() - 32
+        };
+        let all_in = self.shallow && class.all_included(self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch, size_pos, root: slot.is(sf::ROOT) })
+    }
+
+    /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
+    /// checks, then the presence bit or the deep property header.
+    #[inline(never)]
+    pub(super) fn object_prefix(&mut self, slot: &Slot<'t>) -> Result<Option<Patch>> {
+        if slot.is(sf::CONTAINER) {
+            return Err(mismatch(slot, "a single object for a container property"));
+        }
+        if slot.kind == Kind::Auto && slot.is(sf::HEADER) {
+            let prop = slot.prop.map(|p| self.missing_type(p));
+            return Err(prop.unwrap_or_else(|| Error::new(ErrorKind::NullRoot)));
+        }
+        self.enter()?;
+        self.open(slot, None)
+    }
+
+    /// Writes the value of a shallow-mode property (its presence bit first, for DELTA_ENCODE).
+    #[inline(always)]
+    pub(super) fn shallow_value<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
+        let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: prop.slot_bits };
+        value.serialize(ValueSer { s: self, slot, variant: None })
+    }
+
+    /// Handles one field of an object being written. Fast path: the field is the property at
+    /// the cursor (serde's field order is the id order) and its name was matched before.
+    #[inline(always)]
+    pub(super) fn field<T: ?Sized + Serialize>(
+        &mut self,
+        st: &mut ObjectState<'t>,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if let Some(prop) = st.class.props.get(st.cursor as usize) {
+            // (The remembered key packs the length too, and is only stored after the names
+            // compared equal: no string comparison here.)
+            if prop.key.matches(key) && st.buffered == 0 {
+                st.cursor += 1;
+                if !self.shallow {
+                    return self.deep_property(prop, value);
+                }
+                if !st.all_in && !self.incl.test(prop.flags) {
+                    return Ok(());
+                }
+                return self.shallow_value(prop, value);
+            }
+        }
+        self.field_slow(st, Key::Static(key), value)
+    }
+
+    /// Writes a deep-mode property: header (size placeholder + hash), value, size.
+    #[inline(always)]
+    pub(super) fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
+        if prop.flags & self.deep_skip != 0 {
+            return Ok(());
+        }
+        let container = prop.slot_bits & sf::CONTAINER;
+        if prop.kind == Kind::Auto {
+            // The Rust type decides the type string, and so the hash: the value writes the header.
+            let slot = Slot { prop: Some(prop), kind: Kind::Auto, auto_type: 0, f: sf::HEADER | container };
+            return value.serialize(ValueSer { s: self, slot, variant: None });
+        }
+        // The header (size placeholder + hash) starts at the byte index `mark.0`: a partly filled
+        // last byte is already in the buffer.
+        let mark = self.w.mark();
+        let start = BitWriter::mark_bit_pos(mark);
+        self.w.write_u64(u64::from(prop.hash) << 32);
+        let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: sf::OMITTABLE | container };
+        value.serialize(ValueSer { s: self, slot, variant: None })?;
+        if self.omitted {
+            // `None`: the property is left out.
+            self.omitted = false;
+            self.w.rewind(mark);
+        } else {
+            let size = self.w.bit_pos() - start;
+            self.w.patch_u32_at(mark.0, size as u32);
+        }
+        Ok(())
+    }
+
+    /// [`field`](Self::field) for everything else: first sight of a field name, map keys, fields
+    /// out of id order (buffered until their turn), properties the mask excludes.
+    #[inline(never)]
+    pub(super) fn field_slow<T: ?Sized + Serialize>(
+        &mut self,
+        st: &mut ObjectState<'t>,
+        key: Key<'_>,
+        value: &T,
+    ) -> Result<()> {
+        let class = st.class;
+        let found = match key {
+            Key::Static(k) => class.find_static(k, st.cursor as usize),
+            Key::Dynamic(k) => class.find(k, st.cursor as usize),
+        };
+        let key = key.as_str();
+        let idx = found
+            .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
+        let prop = &class.props[idx];
+        if !self.shallow {
+            st.cursor = idx as u32 + 1;
+            return self.deep_property(prop, value);
+        }
+        if !self.incl.test(prop.flags) {
+            return Ok(());
+        }
+        if idx < st.cursor as usize || self.buffered_at(st, idx).is_some() {
+            return Err(Error::custom_msg(format!("{}::{} serialized twice", class.name, key)));
+        }
+        let pending = class.props[st.cursor as usize..idx].iter().any(|p| self.incl.test(p.flags));
+        if pending {
+            // Out of id order: keep it until the properties before it are written.
+            self.buffered.push((idx, crate::value::to_layered_value(value)?));
+            st.buffered += 1;
+            return Ok(());
+        }
+        self.shallow_value(prop, value)?;
+        st.cursor = idx as u32 + 1;
+        self.flush_buffered(st)
+    }
+
+    /// Where the value buffered for property `idx` of the object `st` is in
+    /// [`buffered`](Serializer::buffered) (the object's values are the last `st.buffered` ones).
+    pub(super) fn buffered_at(&self, st: &ObjectState<'t>, idx: usize) -> Option<usize> {
+        let first = self.buffered.len() - st.buffered as usize;
+        self.buffered[first..].iter().position(|(i, _)| *i == idx).map(|p| first + p)
+    }
+
+    /// Takes the buffered value at `at` (from [`buffered_at`](Self::buffered_at)) out.
+    pub(super) fn take_buffered(&mut self, st: &mut ObjectState<'t>, at: usize) -> Option<Value> {
+        st.buffered -= 1;
+        self.buffered.swap_remove(at).1
+    }
+
+    pub(super) fn flush_buffered(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
+        while st.buffered != 0 {
+            let class = st.class;
+            let cursor = st.cursor as usize;
+            let next = class.props[cursor..].iter().position(|p| self.incl.test(p.flags));
+            let Some(off) = next else { break };
+            let idx = cursor + off;
+            let Some(at) = self.buffered_at(st, idx) else { break };
+            let v = self.take_buffered(st, at);
+            self.shallow_value(&class.props[idx], &v)?;
+            st.cursor = idx as u32 + 1;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(super) fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
+        if self.shallow {
+            if (st.cursor as usize) < st.class.props.len() || st.buffered != 0 {
+                self.end_shallow_slow(&mut st)?;
+            }
+        } else {
+            let size = self.w.bit_pos() - st.size_pos;
+            self.w.patch_u32_at((st.size_pos / 8) as usize, size as u32);
+        }
+        self.close(st.patch.take());
+        if st.root {
+            self.w.align();
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// The end of a shallow object with properties left: buffered fields, absent DELTA_ENCODE
+    /// properties, missing fields.
+    #[inline(never)]
+    pub(super) fn end_shallow_slow(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
+        if st.buffered != 0 {
+            self.flush_buffered(st)?;
+        }
+        let class = st.class;
+        for (i, prop) in class.props.iter().enumerate().skip(st.cursor as usize) {
+            if !self.incl.test(prop.flags) {
+                continue;
+            }
+            if let Some(at) = self.buffered_at(st, i) {
+                let v = self.take_buffered(st, at);
+                self.shallow_value(prop, &v)?;
+            } else if prop.has(flags::DELTA_ENCODE) {
+                if self.forbid_delta {
+                    return Err(Error::new(ErrorKind::MissingDelta(prop.name.clone())));
+                }
+                self.w.write_bool(false);
+            } else {
+                return Err(Error::new(ErrorKind::MissingField {
+                    class: class.name.clone(),
+                    field: prop.name.clone(),
+                }));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    pub(super) fn custom_msg(msg: String) -> Self {
+        Error::new(ErrorKind::Message(msg))
+    }
+}
+
+/// A field name: serde's `&'static str` (cacheable by address) or a map key.
+#[derive(Clone, Copy)]
+pub(super) enum Key<'k> {
+    Static(&'static str),
+    Dynamic(&'k str),
+}
+
+impl<'k> Key<'k> {
+    pub(super) fn as_str(self) -> &'k str {
+        match self {
+            Key::Static(k) => k,
+            Key::Dynamic(k) => k,
+        }
+    }
+}
+
+pub(super) struct ObjectState<'t> {
+    pub(super) class: &'t ClassDef,
+    /// The next property in id order.
+    pub(super) cursor: u32,
+    /// How many values of this object wait (out of id order) at the end of
+    /// [`Serializer::buffered`].
+    pub(super) buffered: u32,
+    /// Shallow mode: every property of the class passes the options' mask (no test per field).
+    pub(super) all_in: bool,
+    pub(super) patch: Option<Patch>,
+    pub(super) size_pos: u64,
+    pub(super) root: bool,
+}
