@@ -7,18 +7,19 @@
 //! is bounded by the depth, table-count and apparent-size limits of [`Options`]. Hostile input gives an
 //! `Err`, never a panic.
 
-use std::collections::HashMap;
-
 use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Table, follow, read_array, read_u32};
+use crate::limits::MAX_BUFFER;
 use crate::markers::{DEPRECATED, UNION_TYPE};
-use crate::options::{InlineCache, MAX_BUFFER, Options};
-use crate::ser::{explicit_id, split_default};
+use crate::names::{explicit_id, has_explicit_ids, split_default};
+use crate::options::{InlineCache, Options};
 
-/// Alignments of inline struct types, by the name of their serde visitor type (learned by tracing).
-pub(crate) type Layouts = HashMap<&'static str, usize>;
+mod structs;
+
+pub(crate) use structs::Layouts;
+use structs::{UnitEnumAccess, inline_struct};
 
 /// Decodes FlatBuffers. Use [`from_slice`](crate::from_slice) unless you drive serde yourself.
 ///
@@ -237,62 +238,6 @@ impl<'de> Deserializer<'de> {
         self.count(4, v)?;
         Ok((area, count))
     }
-
-    /// Decodes an inline struct starting at `start` (a table field or vector element). Returns the value and
-    /// the struct's size.
-    #[inline]
-    fn inline_struct<V: Visitor<'de>>(&mut self, start: usize, len: usize, visitor: V) -> Result<(V::Value, usize)> {
-        let mut c = Cursor { cur: start, start, started: true, anchor: start, align: 1, guess: false };
-        let value = visitor.visit_seq(StructAccess { d: self, c: &mut c, remaining: len })?;
-        if c.cur == c.start {
-            return Err(empty_struct());
-        }
-        let a = c.align;
-        Ok((value, ((c.cur - c.start) + a - 1) & !(a - 1)))
-    }
-
-    /// Decodes a struct nested in the open struct `parent`, at its cursor.
-    #[inline(never)]
-    fn nested_struct<V: Visitor<'de>>(&mut self, parent: &mut Cursor, len: usize, visitor: V) -> Result<V::Value> {
-        let origin = parent.cur;
-        let anchor = if parent.started { parent.start } else { parent.anchor };
-        let mut c = Cursor { cur: origin, start: 0, started: false, anchor, align: 1, guess: parent.guess };
-        let mut check = false;
-        let known = match &self.layouts {
-            Some(l) => known_align(l, std::any::type_name::<V>()),
-            None => None,
-        };
-        match known {
-            Some(a) => {
-                c.start = align_up(anchor, origin, a);
-                c.cur = c.start;
-                c.started = true;
-            }
-            None => {
-                // Its start is inferred from its first member's alignment; unless it is its parent's first
-                // member (then the parent's own check covers it), check that against its alignment.
-                check = parent.started;
-                c.guess |= check;
-            }
-        }
-        let value = visitor.visit_seq(StructAccess { d: self, c: &mut c, remaining: len })?;
-        if !c.started || c.cur == c.start {
-            return Err(empty_struct());
-        }
-        let a = c.align;
-        if check && align_up(anchor, origin, a) != c.start {
-            return Err(ambiguous(origin));
-        }
-        parent.cur = c.start + (((c.cur - c.start) + a - 1) & !(a - 1));
-        if a > parent.align {
-            parent.align = a;
-        }
-        if !parent.started {
-            parent.started = true;
-            parent.start = c.start;
-        }
-        Ok(value)
-    }
 }
 
 #[cold]
@@ -308,78 +253,6 @@ fn missing_nul(at: usize, len: usize) -> Error {
 #[cold]
 fn invalid_utf8(at: usize) -> Error {
     Error::at(ErrorKind::InvalidUtf8, at, "")
-}
-
-/// A struct type's alignment, when tracing learned it (the rare second decoding pass).
-#[cold]
-#[inline(never)]
-fn known_align(layouts: &Layouts, name: &str) -> Option<usize> {
-    layouts.get(name).copied()
-}
-
-/// The cursor of an open inline struct.
-#[derive(Debug, Clone, Copy)]
-struct Cursor {
-    /// Next byte.
-    cur: usize,
-    /// Where the struct starts, once `started`.
-    start: usize,
-    /// Whether the start is known (a nested struct's is inferred from its first member).
-    started: bool,
-    /// The start of the nearest enclosing struct whose start is known: members align relative to it.
-    anchor: usize,
-    /// The largest member alignment so far.
-    align: usize,
-    /// Inside a nested struct whose start was inferred from its first member.
-    guess: bool,
-}
-
-/// `pos` rounded up to a multiple of `align` relative to `base`.
-#[inline(always)]
-fn align_up(base: usize, pos: usize, align: usize) -> usize {
-    base + ((pos - base + align - 1) & !(align - 1))
-}
-
-impl Cursor {
-    /// The position of the next `N`-byte member, aligned relative to the struct's start.
-    #[inline(always)]
-    fn member<const N: usize>(&mut self) -> Result<usize> {
-        let a = N.min(8);
-        if !self.started {
-            self.started = true;
-            self.start = align_up(self.anchor, self.cur, a);
-            self.cur = self.start;
-        }
-        let pos = align_up(self.start, self.cur, a);
-        if self.guess && pos % a != 0 {
-            return Err(ambiguous(self.start));
-        }
-        self.cur = pos + N;
-        if a > self.align {
-            self.align = a;
-        }
-        Ok(pos)
-    }
-}
-
-#[cold]
-fn empty_struct() -> Error {
-    Error::unsupported("an empty FlatBuffers struct")
-}
-
-#[cold]
-fn ambiguous(at: usize) -> Error {
-    Error::at(
-        ErrorKind::AmbiguousStructLayout,
-        at,
-        "a nested struct is aligned more strictly than its first member; its offset needs the type's layout",
-    )
-}
-
-/// Whether a struct's fields use explicit slot ids (`name#N`).
-#[inline]
-pub(crate) fn has_explicit_ids(fields: &[&str]) -> bool {
-    fields.iter().any(|f| explicit_id(f).is_some())
 }
 
 fn ascii(bytes: &[u8]) -> String {
@@ -457,9 +330,9 @@ impl<'de> ValueDe<'_, 'de> {
 
     fn inline_struct<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         match self.place {
-            Place::Field { pos, .. } => Ok(self.d.inline_struct(pos, len, visitor)?.0),
+            Place::Field { pos, .. } => Ok(inline_struct(self.d.buf, self.d.layouts.as_ref(), pos, len, visitor)?.0),
             Place::Elem { inline, .. } => {
-                let (value, size) = self.d.inline_struct(inline, len, visitor)?;
+                let (value, size) = inline_struct(self.d.buf, self.d.layouts.as_ref(), inline, len, visitor)?;
                 self.d.elem_size = size;
                 Ok(value)
             }
@@ -941,149 +814,6 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
     }
 }
 
-/// An inline struct's members, in order.
-struct StructAccess<'a, 'de> {
-    d: &'a mut Deserializer<'de>,
-    c: &'a mut Cursor,
-    remaining: usize,
-}
-
-impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
-    type Error = Error;
-
-    #[inline(always)]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        seed.deserialize(MemberDe { d: self.d, c: self.c }).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.remaining)
-    }
-}
-
-/// Decodes a member of the open inline struct: the hot path of struct-heavy data, without the place
-/// dispatch of [`ValueDe`].
-struct MemberDe<'a, 'de> {
-    d: &'a mut Deserializer<'de>,
-    c: &'a mut Cursor,
-}
-
-impl MemberDe<'_, '_> {
-    /// Reads the next `N`-byte member (bounds- and alignment-checked).
-    #[inline(always)]
-    fn read<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let pos = self.c.member::<N>()?;
-        read_array::<N>(self.d.buf, pos)
-    }
-}
-
-macro_rules! member_scalars {
-    ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
-        #[inline(always)]
-        fn $method<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-            visitor.$visit(<$ty>::from_le_bytes(self.read()?))
-        }
-    )*};
-}
-
-impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(Error::unsupported("FlatBuffers is not self-describing (`deserialize_any` in a struct)"))
-    }
-
-    #[inline(always)]
-    fn deserialize_bool<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        let [b] = self.read::<1>()?;
-        visitor.visit_bool(b != 0)
-    }
-
-    member_scalars! {
-        deserialize_i8: i8 => visit_i8;
-        deserialize_i16: i16 => visit_i16;
-        deserialize_i32: i32 => visit_i32;
-        deserialize_i64: i64 => visit_i64;
-        deserialize_i128: i128 => visit_i128;
-        deserialize_u8: u8 => visit_u8;
-        deserialize_u16: u16 => visit_u16;
-        deserialize_u32: u32 => visit_u32;
-        deserialize_u64: u64 => visit_u64;
-        deserialize_u128: u128 => visit_u128;
-        deserialize_f32: f32 => visit_f32;
-        deserialize_f64: f64 => visit_f64;
-    }
-
-    fn deserialize_char<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        let v = u32::from_le_bytes(self.read()?);
-        match char::from_u32(v) {
-            Some(c) => visitor.visit_char(c),
-            None => Err(Error::at(ErrorKind::InvalidValue, self.c.cur - 4, format!("{v:#x} is not a char"))),
-        }
-    }
-
-    #[inline(always)]
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    #[inline(always)]
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    #[inline]
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        self.d.nested_struct(self.c, len, visitor)
-    }
-
-    #[inline]
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.d.nested_struct(self.c, len, visitor)
-    }
-
-    #[inline]
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        self.d.nested_struct(self.c, fields.len(), visitor)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        mut self,
-        name: &'static str,
-        _variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        let [index] = self.read::<1>()?;
-        visitor.visit_enum(UnitEnumAccess { index, name })
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_unit()
-    }
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    serde_core::forward_to_deserialize_any! {
-        str string bytes byte_buf unit unit_struct seq map identifier
-    }
-}
-
 /// A map: a vector of `{ key, value }` entry tables.
 struct MapAccess<'a, 'de> {
     d: &'a mut Deserializer<'de>,
@@ -1180,47 +910,4 @@ impl<'de> de::VariantAccess<'de> for UnionAccess<'_, 'de> {
         let pos = follow(self.d.buf, self.pos)?;
         self.d.table(pos, fields, visitor)
     }
-}
-
-/// A unit-only enum stored as its variant index.
-struct UnitEnumAccess {
-    index: u8,
-    name: &'static str,
-}
-
-impl<'de> de::EnumAccess<'de> for UnitEnumAccess {
-    type Error = Error;
-    type Variant = Self;
-
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
-        let index: de::value::U64Deserializer<Error> = u64::from(self.index).into_deserializer();
-        Ok((seed.deserialize(index)?, self))
-    }
-}
-
-impl<'de> de::VariantAccess<'de> for UnitEnumAccess {
-    type Error = Error;
-
-    fn unit_variant(self) -> Result<()> {
-        Ok(())
-    }
-
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _seed: T) -> Result<T::Value> {
-        Err(not_a_union(self.name))
-    }
-
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value> {
-        Err(not_a_union(self.name))
-    }
-
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], _visitor: V) -> Result<V::Value> {
-        Err(not_a_union(self.name))
-    }
-}
-
-#[cold]
-fn not_a_union(name: &str) -> Error {
-    Error::unsupported(format!(
-        "enum `{name}` carries data, so it is a union: declare a `UnionType` field right before its field"
-    ))
 }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::MAX_BUFFER;
+use crate::limits::MAX_BUFFER;
 
 /// Size of a `uoffset`/`soffset`/vector length.
 pub(crate) const OFFSET: usize = 4;

@@ -1,16 +1,7 @@
-//! [`Options`]: everything configurable, with `to_vec`/`from_slice` methods.
+//! [`Options`]: everything configurable. The methods that encode and decode with them (`to_vec`,
+//! `from_slice`, …) live with the serializer (`ser.rs`) and at the crate root (`lib.rs`).
 
-use std::io::{Read, Write};
 use std::sync::Arc;
-
-use serde_core::{Deserialize, Serialize, de::DeserializeOwned};
-
-use crate::de::Deserializer;
-use crate::error::{Error, ErrorKind, Result};
-use crate::ser::Serializer;
-
-/// Largest buffer FlatBuffers can address (offsets are 32-bit, soffsets signed).
-pub(crate) const MAX_BUFFER: usize = (1 << 31) - 1;
 
 /// Encoding and decoding options. The defaults write and read plain buffers (no file identifier, no size
 /// prefix) with the official verifiers' limits.
@@ -139,72 +130,6 @@ impl Options {
 
     pub(crate) fn apparent_limit(&self, buffer_len: usize) -> usize {
         self.max_apparent_size.unwrap_or_else(|| buffer_len.saturating_mul(16).saturating_add(1 << 20).min(1 << 31))
-    }
-
-    /// Encodes `value` (whose top level must be a table: a struct with named fields) into a new vector.
-    pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
-        let mut ser = Serializer::with_options(self.clone());
-        Ok(ser.serialize(value)?.to_vec())
-    }
-
-    /// Encodes `value` and writes the finished buffer to `writer`.
-    pub fn to_writer<W: Write, T: ?Sized + Serialize>(&self, mut writer: W, value: &T) -> Result<()> {
-        let mut ser = Serializer::with_options(self.clone());
-        writer.write_all(ser.serialize(value)?)?;
-        Ok(())
-    }
-
-    /// Decodes a `T` from a whole buffer, borrowing `&str`/`&[u8]` from it. Every object is verified
-    /// before serde sees it; see the crate docs.
-    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let mut de = Deserializer::with_options(bytes, self);
-        match T::deserialize(&mut de) {
-            Ok(value) => {
-                de.end()?;
-                Ok(value)
-            }
-            Err(e) if e.kind() == ErrorKind::AmbiguousStructLayout => {
-                // A nested struct whose alignment could not be known up front: learn every struct layout of
-                // `T` by tracing it once, then decode again with them.
-                let layouts = crate::schema::trace_layouts::<T>(self)?;
-                let mut de = Deserializer::with_options(bytes, self);
-                de.set_layouts(layouts);
-                let value = T::deserialize(&mut de)?;
-                de.end()?;
-                Ok(value)
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Reads one buffer from `reader` and decodes it. With [`size_prefixed`](Self::size_prefixed) exactly one
-    /// size-prefixed buffer is read (so a stream of them can be read one by one); otherwise the reader is
-    /// read to its end. At most 2 GiB are read.
-    pub fn from_reader<R: Read, T: DeserializeOwned>(&self, mut reader: R) -> Result<T> {
-        let mut bytes = Vec::new();
-        if self.size_prefixed {
-            let mut prefix = [0u8; 4];
-            reader.read_exact(&mut prefix)?;
-            let len = u32::from_le_bytes(prefix) as usize;
-            if len > MAX_BUFFER - 4 {
-                return Err(Error::at(ErrorKind::BufferTooLarge, 0, format!("size prefix {len}")));
-            }
-            bytes.extend_from_slice(&prefix);
-            let read = reader.by_ref().take(len as u64).read_to_end(&mut bytes)?;
-            if read != len {
-                return Err(Error::at(
-                    ErrorKind::SizePrefixMismatch,
-                    0,
-                    format!("size prefix says {len} bytes, the reader had {read}"),
-                ));
-            }
-        } else {
-            reader.by_ref().take(MAX_BUFFER as u64 + 1).read_to_end(&mut bytes)?;
-            if bytes.len() > MAX_BUFFER {
-                return Err(Error::new(ErrorKind::BufferTooLarge, "reader holds more than 2 GiB"));
-            }
-        }
-        self.from_slice(&bytes)
     }
 }
 

@@ -40,8 +40,8 @@ use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::de::Layouts;
 use crate::error::{Error, ErrorKind, Result};
 use crate::markers::{DEPRECATED, UNION_TYPE};
+use crate::names::{explicit_id, field_name, has_explicit_ids, split_default};
 use crate::options::Options;
-use crate::ser::{explicit_id, field_name, split_default};
 
 /// A field or element type in lite's model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -765,7 +765,7 @@ impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let explicit = crate::de::has_explicit_ids(self.fields);
+        let explicit = has_explicit_ids(self.fields);
         let (index, key, slot) = loop {
             let Some(&key) = self.fields.get(self.i) else { return Ok(None) };
             let index = self.i;

@@ -7,12 +7,20 @@
 //! inline part and vtable go in front of the children. Vectors of scalars and structs are collected in a
 //! scratch vector (serde gives elements first to last) and copied in once.
 
+use std::io::Write;
+
 use serde_core::ser::{self, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Builder, Field, FieldValue, TableScratch, Vtables, write_table};
+use crate::limits::MAX_SLOT;
 use crate::markers::{DEPRECATED, UNION_TYPE};
+use crate::names::{explicit_id, split_default};
 use crate::options::{InlineCache, Options};
+
+mod structs;
+
+use structs::{MemberSer, StructState, round_struct, skip_in_struct, struct_impls};
 
 /// A reusable FlatBuffers builder driven by serde.
 ///
@@ -61,6 +69,22 @@ pub struct Serializer {
     inline_cache: InlineCache,
 }
 
+/// The encoding entry points.
+impl Options {
+    /// Encodes `value` (whose top level must be a table: a struct with named fields) into a new vector.
+    pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
+        let mut ser = Serializer::with_options(self.clone());
+        Ok(ser.serialize(value)?.to_vec())
+    }
+
+    /// Encodes `value` and writes the finished buffer to `writer`.
+    pub fn to_writer<W: Write, T: ?Sized + Serialize>(&self, mut writer: W, value: &T) -> Result<()> {
+        let mut ser = Serializer::with_options(self.clone());
+        writer.write_all(ser.serialize(value)?)?;
+        Ok(())
+    }
+}
+
 /// Where the value being serialized goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Place {
@@ -86,17 +110,6 @@ enum VecKind {
         align: u8,
     },
     Offset,
-}
-
-/// An open inline struct. Members are aligned relative to the struct's own start; a nested struct is
-/// moved up to its alignment (relative to its parent's start) when it closes, since only then is its
-/// alignment known. Kept in the serde `SerializeStruct` value (a local of the derived code), not in the
-/// `Serializer`, so that a whole struct compiles to a few stores.
-#[derive(Debug, Clone, Copy)]
-struct StructState {
-    /// Index of the struct's first byte in `scratch`.
-    start: usize,
-    max_align: u8,
 }
 
 /// A map key, for sorting entries the way `LookupByKey` expects.
@@ -307,20 +320,6 @@ impl Serializer {
         }
     }
 
-    /// Appends a member of the open inline struct `st`, aligned to `align` relative to the struct's start.
-    #[inline(always)]
-    fn member(&mut self, st: &mut StructState, bytes: &[u8], align: u8) {
-        if align > st.max_align {
-            st.max_align = align;
-        }
-        let rel = self.scratch.len() - st.start;
-        let a = align as usize;
-        if rel & (a - 1) != 0 {
-            pad_to(&mut self.scratch, st.start + ((rel + a - 1) & !(a - 1)));
-        }
-        self.scratch.extend_from_slice(bytes);
-    }
-
     /// Opens an inline struct that is a table field or a vector element.
     #[inline(always)]
     fn open_struct(&mut self, place: Place) -> Result<StructSer<'_>> {
@@ -335,49 +334,6 @@ impl Serializer {
     }
 }
 
-/// Pads `buf` with zeros to `len` bytes (usually fewer than 8 more: member and struct padding). Kept out of
-/// line so that the member writes around it stay small enough to inline into the derived code.
-#[cold]
-#[inline(never)]
-fn pad_to(buf: &mut Vec<u8>, len: usize) {
-    let n = len - buf.len();
-    if n < 8 {
-        buf.extend_from_slice(&[0u8; 8][..n]);
-    } else {
-        buf.resize(len, 0);
-    }
-}
-
-/// Rounds the struct `st` (the bytes from its start to the end of `buf`) up to its alignment and returns
-/// its size.
-#[inline(always)]
-fn round_struct(buf: &mut Vec<u8>, st: StructState) -> Result<usize> {
-    let size = buf.len() - st.start;
-    if size == 0 {
-        return Err(empty_struct());
-    }
-    let a = st.max_align as usize;
-    let padded = (size + a - 1) & !(a - 1);
-    if padded != size {
-        pad_to(buf, st.start + padded);
-    }
-    Ok(padded)
-}
-
-#[cold]
-fn empty_struct() -> Error {
-    Error::unsupported("an empty FlatBuffers struct")
-}
-
-/// Moves the nested struct `st` (the bytes from its start to the end of `buf`) up to its alignment relative
-/// to its parent's start: only needed when its first member is less aligned than a later one.
-#[cold]
-#[inline(never)]
-fn shift_nested(buf: &mut Vec<u8>, st: &mut StructState, pad: usize) {
-    buf.splice(st.start..st.start, std::iter::repeat_n(0u8, pad));
-    st.start += pad;
-}
-
 #[cold]
 fn root_must_be_table(what: &str) -> Error {
     Error::unsupported(format!("the root of a FlatBuffer must be a table (a struct with named fields), not {what}"))
@@ -387,44 +343,6 @@ fn root_must_be_table(what: &str) -> Error {
 fn union_member(what: &str) -> Error {
     Error::unsupported(format!("union members must be tables (structs with named fields), not {what}"))
 }
-
-/// The explicit slot id in a field name `name#N`, if any.
-#[inline]
-pub(crate) fn explicit_id(key: &str) -> Option<u16> {
-    let key = split_default(key).0;
-    let b = key.as_bytes();
-    if !b.last()?.is_ascii_digit() {
-        return None;
-    }
-    let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-    if digits > 5 || b.len() <= digits || b[b.len() - digits - 1] != b'#' {
-        return None;
-    }
-    key[b.len() - digits..].parse::<u32>().ok().filter(|&n| n <= MAX_SLOT as u32).map(|n| n as u16)
-}
-
-/// The field name without its `#N` and `=DEFAULT` suffixes.
-pub(crate) fn field_name(key: &str) -> &str {
-    let key = split_default(key).0;
-    match explicit_id(key) {
-        Some(_) => &key[..key.rfind('#').unwrap_or(key.len())],
-        None => key,
-    }
-}
-
-/// A field key's declared schema default: `hp=100` (or `hp#2=100` with an explicit id) is the field
-/// `hp` whose absent value reads as 100, like `hp:short = 100;` in a schema. Returns the key without
-/// the suffix and the default's text.
-#[inline]
-pub(crate) fn split_default(key: &str) -> (&str, Option<&str>) {
-    match key.find('=') {
-        Some(at) => (&key[..at], Some(&key[at + 1..])),
-        None => (key, None),
-    }
-}
-
-/// Highest slot a vtable can hold ((65535 − 4) / 2 − 1).
-pub(crate) const MAX_SLOT: u16 = 32_764;
 
 /// Serializes one value into its [`Place`].
 #[doc(hidden)]
@@ -838,7 +756,7 @@ pub struct StructSer<'a> {
 impl StructSer<'_> {
     #[inline(always)]
     fn member<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(MemberSer { s: self.s, st: &mut self.st }).map(drop)
+        value.serialize(MemberSer { buf: &mut self.s.scratch, st: &mut self.st })
     }
 
     #[inline(always)]
@@ -856,260 +774,7 @@ impl StructSer<'_> {
     }
 }
 
-/// A FlatBuffers struct nested in another one.
-#[doc(hidden)]
-pub struct NestedSer<'a> {
-    s: &'a mut Serializer,
-    parent: &'a mut StructState,
-    st: StructState,
-}
-
-impl NestedSer<'_> {
-    #[inline(always)]
-    fn member<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(MemberSer { s: self.s, st: &mut self.st }).map(drop)
-    }
-
-    #[inline(always)]
-    fn finish(self) -> Result<Mark> {
-        let buf = &mut self.s.scratch;
-        let mut st = self.st;
-        if buf.len() == st.start {
-            return Err(empty_struct());
-        }
-        let a = st.max_align as usize;
-        let origin = st.start - self.parent.start;
-        let pad = ((origin + a - 1) & !(a - 1)) - origin;
-        if pad > 0 {
-            shift_nested(buf, &mut st, pad);
-        }
-        round_struct(buf, st)?;
-        if st.max_align > self.parent.max_align {
-            self.parent.max_align = st.max_align;
-        }
-        Ok(Mark::Done)
-    }
-}
-
-macro_rules! struct_impls {
-    ($($ty:ident),*) => {$(
-        impl ser::SerializeTuple for $ty<'_> {
-            type Ok = Mark;
-            type Error = Error;
-
-            #[inline(always)]
-            fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-                self.member(value)
-            }
-
-            #[inline(always)]
-            fn end(self) -> Result<Mark> {
-                self.finish()
-            }
-        }
-
-        impl ser::SerializeTupleStruct for $ty<'_> {
-            type Ok = Mark;
-            type Error = Error;
-
-            #[inline(always)]
-            fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-                self.member(value)
-            }
-
-            #[inline(always)]
-            fn end(self) -> Result<Mark> {
-                self.finish()
-            }
-        }
-
-        impl ser::SerializeStruct for $ty<'_> {
-            type Ok = Mark;
-            type Error = Error;
-
-            #[inline(always)]
-            fn serialize_field<T: ?Sized + Serialize>(&mut self, _key: &'static str, value: &T) -> Result<()> {
-                self.member(value)
-            }
-
-            fn skip_field(&mut self, key: &'static str) -> Result<()> {
-                Err(skip_in_struct(key))
-            }
-
-            #[inline(always)]
-            fn end(self) -> Result<Mark> {
-                self.finish()
-            }
-        }
-    )*};
-}
-
-struct_impls!(StructSer, NestedSer);
-
-#[cold]
-fn skip_in_struct(key: &str) -> Error {
-    Error::unsupported(format!("skipping field `{key}` of a FlatBuffers struct (structs have no optional fields)"))
-}
-
-/// Serializes a member of the open inline struct: the hot path of struct-heavy data (meshes), kept free
-/// of the place dispatch of [`ValueSer`] so that a whole struct inlines into a few stores.
-pub(crate) struct MemberSer<'a> {
-    s: &'a mut Serializer,
-    st: &'a mut StructState,
-}
-
-macro_rules! member_scalars {
-    ($($method:ident: $ty:ty => |$v:ident| $bytes:expr, $align:expr;)*) => {$(
-        #[inline(always)]
-        fn $method(self, $v: $ty) -> Result<Mark> {
-            self.s.member(self.st, &$bytes, $align);
-            Ok(Mark::Done)
-        }
-    )*};
-}
-
-#[cold]
-fn not_in_struct(what: &str) -> Error {
-    Error::unsupported(format!("a FlatBuffers struct holds only scalars, unit enums and structs, not {what}"))
-}
-
-impl<'a> ser::Serializer for MemberSer<'a> {
-    type Ok = Mark;
-    type Error = Error;
-    type SerializeSeq = ser::Impossible<Mark, Error>;
-    type SerializeTuple = NestedSer<'a>;
-    type SerializeTupleStruct = NestedSer<'a>;
-    type SerializeTupleVariant = ser::Impossible<Mark, Error>;
-    type SerializeMap = ser::Impossible<Mark, Error>;
-    type SerializeStruct = NestedSer<'a>;
-    type SerializeStructVariant = ser::Impossible<Mark, Error>;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    member_scalars! {
-        serialize_bool: bool => |v| [u8::from(v)], 1;
-        serialize_i8: i8 => |v| v.to_le_bytes(), 1;
-        serialize_i16: i16 => |v| v.to_le_bytes(), 2;
-        serialize_i32: i32 => |v| v.to_le_bytes(), 4;
-        serialize_i64: i64 => |v| v.to_le_bytes(), 8;
-        serialize_i128: i128 => |v| v.to_le_bytes(), 8;
-        serialize_u8: u8 => |v| [v], 1;
-        serialize_u16: u16 => |v| v.to_le_bytes(), 2;
-        serialize_u32: u32 => |v| v.to_le_bytes(), 4;
-        serialize_u64: u64 => |v| v.to_le_bytes(), 8;
-        serialize_u128: u128 => |v| v.to_le_bytes(), 8;
-        serialize_f32: f32 => |v| v.to_le_bytes(), 4;
-        serialize_f64: f64 => |v| v.to_le_bytes(), 8;
-        serialize_char: char => |v| u32::from(v).to_le_bytes(), 4;
-    }
-
-    fn serialize_str(self, _v: &str) -> Result<Mark> {
-        Err(not_in_struct("a string"))
-    }
-
-    fn serialize_bytes(self, _v: &[u8]) -> Result<Mark> {
-        Err(not_in_struct("a byte vector"))
-    }
-
-    fn serialize_none(self) -> Result<Mark> {
-        Err(not_in_struct("`None` (structs have no optional fields)"))
-    }
-
-    #[inline(always)]
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Mark> {
-        value.serialize(self)
-    }
-
-    fn serialize_unit(self) -> Result<Mark> {
-        Err(not_in_struct("`()`"))
-    }
-
-    fn serialize_unit_struct(self, _name: &'static str) -> Result<Mark> {
-        Err(not_in_struct("a unit struct"))
-    }
-
-    #[inline]
-    fn serialize_unit_variant(self, name: &'static str, variant_index: u32, _variant: &'static str) -> Result<Mark> {
-        let Ok(index) = u8::try_from(variant_index) else {
-            return Err(too_many_variants(name));
-        };
-        self.s.member(self.st, &[index], 1);
-        Ok(Mark::Done)
-    }
-
-    #[inline(always)]
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _name: &'static str, value: &T) -> Result<Mark> {
-        value.serialize(self)
-    }
-
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        name: &'static str,
-        _variant_index: u32,
-        _variant: &'static str,
-        _value: &T,
-    ) -> Result<Mark> {
-        Err(not_in_struct(&format!("a union (`{name}`)")))
-    }
-
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(not_in_struct("a vector"))
-    }
-
-    #[inline(always)]
-    fn serialize_tuple(self, _len: usize) -> Result<NestedSer<'a>> {
-        Ok(self.nested())
-    }
-
-    #[inline(always)]
-    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<NestedSer<'a>> {
-        Ok(self.nested())
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        name: &'static str,
-        _variant_index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(not_in_struct(&format!("a union (`{name}`)")))
-    }
-
-    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(not_in_struct("a map"))
-    }
-
-    #[inline(always)]
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<NestedSer<'a>> {
-        Ok(self.nested())
-    }
-
-    fn serialize_struct_variant(
-        self,
-        name: &'static str,
-        _variant_index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(not_in_struct(&format!("a union (`{name}`)")))
-    }
-}
-
-impl<'a> MemberSer<'a> {
-    #[inline(always)]
-    fn nested(self) -> NestedSer<'a> {
-        let st = StructState { start: self.s.scratch.len(), max_align: 1 };
-        NestedSer { s: self.s, parent: self.st, st }
-    }
-}
-
-#[cold]
-fn too_many_variants(name: &str) -> Error {
-    Error::unsupported(format!("enum `{name}` has more than 256 variants; use serde_repr for a wider integer"))
-}
+struct_impls!(StructSer => Mark);
 
 /// A named struct: a table, or an inline struct when configured so.
 #[doc(hidden)]
