@@ -1,0 +1,266 @@
+//! Structs: a Dictionary or Array of fields, or one of Godot's own struct-like types (math
+//! types, NodePath, Signal, full objects) written in its exact layout.
+
+use serde_core::ser::{self, Impossible, Serialize};
+
+use super::macros::{compound_struct, reject, unexpected};
+use super::payload::{Accept, BoolCapture, Raw, StrList};
+use super::writer::{Open, Serializer};
+use crate::VariantType;
+use crate::error::{Error, ErrorKind, Result};
+use crate::magic::{Layout, Magic};
+use crate::options::StructForm;
+use crate::wire::NODE_PATH_NEW_FORMAT;
+
+impl<'a> Serializer<'a> {
+    #[inline]
+    pub(super) fn begin_struct(&mut self, len: usize, levels: u8) -> Result<Struct<'_, 'a>> {
+        let (kind, header) = match self.opts.struct_form {
+            StructForm::Dictionary => (StructKind::Dict, self.dict),
+            StructForm::Array => (StructKind::Array, self.array),
+        };
+        let mut open = self.open(header, Some(len))?;
+        open.levels += levels;
+        Ok(Struct { ser: self, open, kind, at: 0 })
+    }
+
+    fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a>> {
+        self.header(ty, 0)?;
+        let layout = Layout::of(ty).expect("math type");
+        let end = self.out.len() + layout.size(4);
+        Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Raw(ty), at: end })
+    }
+
+    #[cold]
+    pub(super) fn magic_struct<'s>(&'s mut self, magic: Magic, len: usize) -> Result<Struct<'s, 'a>> {
+        match magic {
+            Magic::Math(ty) => self.math(ty),
+            Magic::NodePath => {
+                self.header(VariantType::NodePath, 0)?;
+                let head = self.out.len();
+                self.out.extend_from_slice(&[0; 12]);
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head })
+            }
+            Magic::Signal => {
+                self.header(VariantType::Signal, 0)?;
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Signal, at: 0 })
+            }
+            Magic::FullObject => {
+                if !self.opts.full_objects {
+                    return Err(Error::new(ErrorKind::FullObjectsDisabled));
+                }
+                self.header(VariantType::Object, 0)?;
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::FullObject, at: 0 })
+            }
+            _ => self.begin_struct(len, 0),
+        }
+    }
+}
+
+/// What a [`Struct`] is writing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StructKind {
+    /// A Dictionary of field name → value.
+    Dict,
+    /// An Array of values.
+    Array,
+    /// A math type's components, which must end at `Struct::at`.
+    Raw(VariantType),
+    /// A NodePath whose three header words are at `Struct::at` (counted in
+    /// `Serializer::node_path` while the fields are written).
+    NodePath,
+    Signal,
+    FullObject,
+}
+
+/// The compound for structs: a Dictionary or Array of fields, or one of Godot's own struct-like
+/// types written in its exact layout.
+pub struct Struct<'s, 'a> {
+    ser: &'s mut Serializer<'a>,
+    open: Open,
+    kind: StructKind,
+    at: usize,
+}
+
+impl Struct<'_, '_> {
+    #[inline(always)]
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        if self.kind == StructKind::Array {
+            self.ser.check_depth()?;
+            self.open.count += 1;
+            value.serialize(&mut *self.ser)
+        } else if self.kind == StructKind::Dict {
+            self.ser.check_depth()?;
+            self.open.count += 1;
+            self.ser.string(key)?;
+            value.serialize(&mut *self.ser)
+        } else {
+            // Through the serializer, not `self`: keeping the compound's address private lets
+            // it live in registers on the hot path.
+            self.ser.special_field(self.kind, key, value)
+        }
+    }
+
+    #[inline(always)]
+    fn end_struct(self) -> Result<()> {
+        if matches!(self.kind, StructKind::Dict | StructKind::Array) {
+            self.ser.close(self.open)
+        } else {
+            self.ser.special_end(self.kind, self.at, self.open)
+        }
+    }
+}
+
+impl Serializer<'_> {
+    /// A field of one of Godot's struct-like types.
+    #[cold]
+    fn special_field<T: Serialize + ?Sized>(&mut self, kind: StructKind, key: &'static str, value: &T) -> Result<()> {
+        let out = &mut self.out;
+        match (kind, key) {
+            (StructKind::Raw(_), _) => value.serialize(Raw::new(out, Accept::MATH)),
+            (StructKind::NodePath, "absolute") => {
+                self.node_path[2] = value.serialize(BoolCapture)? as u32;
+                Ok(())
+            }
+            (StructKind::NodePath, "names") => {
+                self.node_path[0] = value.serialize(StrList { out, max: self.opts.max_len })?;
+                Ok(())
+            }
+            (StructKind::NodePath, "subnames") => {
+                self.node_path[1] = value.serialize(StrList { out, max: self.opts.max_len })?;
+                Ok(())
+            }
+            (StructKind::Signal, "name") | (StructKind::FullObject, "class") => {
+                value.serialize(Raw::new(out, Accept::STR))
+            }
+            (StructKind::Signal, "object") => value.serialize(Raw::new(out, Accept::U64)),
+            (StructKind::FullObject, "properties") => value.serialize(Props { ser: self }),
+            _ => Err(unexpected("a Godot type's fields")),
+        }
+    }
+
+    /// The end of one of Godot's struct-like types.
+    #[cold]
+    fn special_end(&mut self, kind: StructKind, at: usize, open: Open) -> Result<()> {
+        match kind {
+            StructKind::Dict | StructKind::Array => self.close(open),
+            StructKind::Raw(ty) => {
+                if self.out.len() == at {
+                    Ok(())
+                } else {
+                    Err(Error::new(ErrorKind::Message(format!("malformed {} components", ty.name()))))
+                }
+            }
+            StructKind::NodePath => {
+                let [names, subnames, absolute] = std::mem::take(&mut self.node_path);
+                let mut words = [0u8; 12];
+                words[..4].copy_from_slice(&(names | NODE_PATH_NEW_FORMAT).to_le_bytes());
+                words[4..8].copy_from_slice(&subnames.to_le_bytes());
+                words[8..].copy_from_slice(&absolute.to_le_bytes());
+                self.out[at..at + 12].copy_from_slice(&words);
+                Ok(())
+            }
+            StructKind::Signal | StructKind::FullObject => Ok(()),
+        }
+    }
+}
+
+compound_struct!(Struct<'_, '_>, field, end_struct: SerializeStruct, SerializeStructVariant);
+
+/// Writes a full object's property list: a count, then name / value pairs.
+struct Props<'s, 'a> {
+    ser: &'s mut Serializer<'a>,
+}
+
+impl<'s, 'a> ser::Serializer for Props<'s, 'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = PropsSeq<'s, 'a>;
+    type SerializeTuple = Impossible<(), Error>;
+    type SerializeTupleStruct = Impossible<(), Error>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Impossible<(), Error>;
+    type SerializeStruct = Impossible<(), Error>;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn serialize_seq(self, len: Option<usize>) -> Result<PropsSeq<'s, 'a>> {
+        let open = self.ser.open_count(len)?;
+        Ok(PropsSeq { ser: self.ser, open })
+    }
+
+    reject!("an object's properties"; bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str bytes none some unit
+        unit_struct unit_variant newtype_struct newtype_variant tuple tuple_struct tuple_variant map struct
+        struct_variant);
+}
+
+struct PropsSeq<'s, 'a> {
+    ser: &'s mut Serializer<'a>,
+    open: Open,
+}
+
+impl ser::SerializeSeq for PropsSeq<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.ser.check_depth()?;
+        self.open.count += 1;
+        value.serialize(Prop { ser: self.ser, done: 0 })
+    }
+
+    fn end(self) -> Result<()> {
+        self.ser.close(self.open)
+    }
+}
+
+/// One `(name, value)` property.
+struct Prop<'s, 'a> {
+    ser: &'s mut Serializer<'a>,
+    done: u8,
+}
+
+impl ser::Serializer for Prop<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Impossible<(), Error>;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Impossible<(), Error>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Impossible<(), Error>;
+    type SerializeStruct = Impossible<(), Error>;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    reject!("an object property"; bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str bytes none some unit
+        unit_struct unit_variant newtype_struct newtype_variant seq tuple_struct tuple_variant map struct
+        struct_variant);
+}
+
+impl ser::SerializeTuple for Prop<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.done += 1;
+        match self.done {
+            1 => value.serialize(Raw::new(&mut self.ser.out, Accept::STR)),
+            2 => value.serialize(&mut *self.ser),
+            _ => Err(unexpected("an object property")),
+        }
+    }
+
+    fn end(self) -> Result<()> {
+        if self.done == 2 { Ok(()) } else { Err(unexpected("an object property")) }
+    }
+}
