@@ -7,6 +7,9 @@
 //!   nested and polymorphic objects, pointers, containers of everything, DELTA_ENCODE, masks,
 //!   DEPRECATED) written in every flag combination (`Combo::all`), checked by our reader,
 //!   re-encoded through `Value` to the same bytes, and read by katsuba in one batch.
+//! - `katsuba_reads_random_typed_objects_in_every_flag_combination`: random derived `Root`s
+//!   (proptest strategies over every field) in every flag combination (`Combo::all`), read back
+//!   typed and as `Value` (re-encoded to the same bytes) by us, and by katsuba in one batch.
 //! - `random_objects_reencode_byte_identically` (no katsuba needed, shrinks): the same
 //!   generator through our reader and writer only.
 //!
@@ -220,6 +223,157 @@ fn katsuba_reads_random_objects_in_every_flag_combination() {
     eprintln!(
         "katsuba oracle: {} ({cases} type lists, {objects} objects × {} flag combinations; \
          {refused} refused under FORBID_DELTA_ENCODE as expected)",
+        stdout.trim(),
+        combos.len()
+    );
+}
+
+fn item_strategy() -> impl Strategy<Value = Item> {
+    (any::<u64>(), "[a-zA-Z0-9 ]{0,20}", 0u8..16, any::<bool>()).prop_map(|(id, m_name, m_count, m_equipped)| Item {
+        m_itemID: id,
+        m_name,
+        m_count,
+        m_equipped,
+    })
+}
+
+fn finite_f32() -> BoxedStrategy<f32> {
+    prop_oneof![-1e6f32..1e6, proptest::num::f32::NORMAL | proptest::num::f32::SUBNORMAL | proptest::num::f32::ZERO]
+        .boxed()
+}
+
+/// Random `Root`s (derived `Serialize`/`Deserialize`, `generated/types.json`): every field
+/// randomized, bit-width integers over their whole range, wide strings with non-ASCII text,
+/// containers empty to past the compact length prefix's one-byte form, null and present
+/// pointers, DELTA_ENCODE absent or present.
+fn root_strategy() -> impl Strategy<Value = Root> {
+    let f = finite_f32;
+    let scalars = (
+        any::<bool>(),
+        any::<i32>(),
+        -16i8..16,
+        0u32..(1 << 24),
+        "[a-zA-Z0-9 _]{0,40}",
+        "[a-zé ßЖ魔😀]{0,40}",
+        f(),
+        prop_oneof![-1e12f64..1e12, proptest::num::f64::NORMAL | proptest::num::f64::ZERO],
+        prop_oneof![Just(School::Fire), Just(School::Ice), Just(School::Storm)],
+        0u32..8,
+    );
+    let leaves = (
+        any::<[u8; 4]>().prop_map(|[r, g, b, a]| Color { r, g, b, a }),
+        (f(), f(), f()).prop_map(|(x, y, z)| Vec3 { x, y, z }),
+        (f(), f(), f(), f()).prop_map(|(w, x, y, z)| Quaternion { w, x, y, z }),
+    );
+    let objects = (
+        prop_oneof![
+            proptest::collection::vec(any::<u32>(), 0..4),
+            proptest::collection::vec(any::<u32>(), 126..130),
+            proptest::collection::vec(any::<u32>(), 250..300),
+        ],
+        proptest::collection::vec(proptest::option::weighted(0.75, item_strategy()), 0..6),
+        proptest::option::of(item_strategy()),
+        proptest::option::of(item_strategy()),
+        proptest::option::of(any::<u32>()),
+        0u8..8,
+    );
+    (scalars, leaves, objects).prop_map(|(s, l, o)| Root {
+        m_flag: s.0,
+        m_level: s.1,
+        m_small: s.2,
+        m_big: s.3,
+        m_name: s.4,
+        m_title: s.5,
+        m_speed: s.6,
+        m_precise: s.7,
+        m_school: s.8,
+        m_mask: s.9,
+        m_color: l.0,
+        m_pos: l.1,
+        m_rot: l.2,
+        m_ids: o.0,
+        m_items: o.1,
+        m_best: o.2,
+        m_none: o.3,
+        m_old: 0,
+        m_delta: o.4,
+        m_tail: o.5,
+    })
+}
+
+/// Random typed objects (derived `Serialize`, not `Value`) written in every flag combination
+/// (`Combo::all`: shallow and deep, compact, string enums, zlib, `BINd`, manual compression,
+/// FORBID_DELTA_ENCODE shallow and deep): our reader gives back the same `Root`, the decoded
+/// `Value` re-encodes to the same bytes, an absent DELTA_ENCODE field under
+/// FORBID_DELTA_ENCODE in shallow mode is refused, and katsuba reads every blob as meant.
+#[test]
+fn katsuba_reads_random_typed_objects_in_every_flag_combination() {
+    let test = "katsuba_reads_random_typed_objects_in_every_flag_combination";
+    let Some(python) = python_with_katsuba(test) else { return };
+    let objects = env_u64("KIPROP_DIFF_TYPED", 200);
+    let seed = env_u64("KIPROP_DIFF_SEED", 0x6b69_7072_6f70_0014) ^ 0x7479_7065;
+    let types = generated_types();
+    let types_path = data("generated/types.json");
+    let mut runner = case_runner(seed);
+    let strategy = root_strategy();
+    let combos = Combo::all();
+    let (mut cases, mut refused, mut failures) = (Vec::new(), 0usize, Vec::new());
+    for i in 0..objects {
+        let root = strategy.new_tree(&mut runner).unwrap().current();
+        for (c, combo) in combos.iter().enumerate() {
+            let ctx = |what: String| format!("object {i} combo {c} {combo:?}: {what}\n{root:?}");
+            let written = combo.writer().to_vec(&root, &types);
+            let forbidden = combo.shallow && combo.flags & FORBID_DELTA_ENCODE != 0 && root.m_delta.is_none();
+            let bytes = match (written, forbidden) {
+                (Err(e), true) if matches!(e.kind(), ErrorKind::MissingDelta(_)) => {
+                    refused += 1;
+                    continue;
+                }
+                (Ok(bytes), false) => bytes,
+                (other, _) => {
+                    failures.push(ctx(format!("forbidden absent DELTA: {forbidden}, wrote {other:?}")));
+                    continue;
+                }
+            };
+            let reader = combo.reader();
+            match reader.from_slice::<Root>(&bytes, &types) {
+                Ok(back) if back == root => {}
+                other => failures.push(ctx(format!("typed read back {other:?}"))),
+            }
+            let value: Value = match reader.from_slice(&bytes, &types) {
+                Ok(v) => v,
+                Err(e) => {
+                    failures.push(ctx(format!("Value read: {e}")));
+                    continue;
+                }
+            };
+            match reader.written_with(&bytes).and_then(|o| o.to_vec(&value, &types)) {
+                Ok(again) if again == bytes => {}
+                other => failures.push(ctx(format!("Value re-encode differs: {other:02x?}"))),
+            }
+            cases.push(serde_json::json!({
+                "name": format!("typed object {i} combo {c} {combo:?}"),
+                "hex": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                "shallow": combo.shallow,
+                "flags": if combo.flags & STATEFUL_FLAGS != 0 { STATEFUL_FLAGS } else { combo.flags },
+                "mask": 0x18, "manual": combo.manual, "bind": combo.bind,
+                "types": [&types_path], "expected": to_json(&value),
+            }));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures (seed {seed:#x}), first:\n{}", failures.len(), failures[0]);
+    assert!(refused > 0, "no absent DELTA_ENCODE field met FORBID_DELTA_ENCODE");
+    let dir = std::env::temp_dir().join(format!("kiprop-katsuba-typed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = cases.len();
+    let manifest = dir.join("manifest.json");
+    std::fs::write(&manifest, serde_json::json!({"cases": cases}).to_string()).unwrap();
+    let stdout = run_oracle(python, &manifest);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(stdout.contains(&format!("{n} passed, 0 failed")), "{stdout}");
+    eprintln!(
+        "katsuba oracle: {} ({objects} typed objects × {} flag combinations; {refused} refused under \
+         FORBID_DELTA_ENCODE as expected)",
         stdout.trim(),
         combos.len()
     );

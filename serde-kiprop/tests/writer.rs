@@ -3,42 +3,8 @@
 
 mod common;
 
-use std::io::Read;
-
 use common::*;
 use serde_kiprop::{Options, Value, serializer_flags::*};
-
-/// Splits framing by hand: (stored flags, inflated object stream).
-fn unframe(bytes: &[u8], manual: bool) -> (u32, Vec<u8>) {
-    let mut data = bytes.to_vec();
-    if manual {
-        let mut out = Vec::new();
-        flate2::read::ZlibDecoder::new(&data[4..]).read_to_end(&mut out).unwrap();
-        data = out;
-    }
-    let flags = u32::from_le_bytes(data[..4].try_into().unwrap());
-    let mut rest = data[4..].to_vec();
-    if flags & WITH_COMPRESSION != 0 {
-        if rest[0] != 0 {
-            let mut out = Vec::new();
-            flate2::read::ZlibDecoder::new(&rest[5..]).read_to_end(&mut out).unwrap();
-            rest = out;
-        } else {
-            rest.remove(0);
-        }
-    }
-    (flags, rest)
-}
-
-/// Exact bytes, or (without the C zlib) the same flags and object stream under the compression.
-fn assert_same_blob(name: &str, ours: &[u8], theirs: &[u8], manual: bool, compressed: bool) {
-    if cfg!(feature = "c-zlib") || !(manual || compressed) {
-        assert_eq!(testkit::hex::encode(ours), testkit::hex::encode(theirs), "{name}: bytes differ");
-    } else {
-        eprintln!("{name}: comparing inflated payloads (build with --features c-zlib for byte-exact zlib)");
-        assert_eq!(unframe(ours, manual), unframe(theirs, manual), "{name}");
-    }
-}
 
 #[test]
 fn typed_structs_reproduce_the_generated_fixtures() {

@@ -1,10 +1,12 @@
 //! Shared helpers of the integration tests: fixture loading and katsuba-shaped JSON comparison.
 #![allow(dead_code, unreachable_pub)]
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
+use serde_kiprop::serializer_flags::WITH_COMPRESSION;
 use serde_kiprop::{Color, Options, Quaternion, TypeList, Vec3};
 
 pub fn data(path: &str) -> PathBuf {
@@ -173,4 +175,36 @@ pub fn run_oracle(python: &str, manifest: &std::path::Path) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "katsuba disagrees:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     stdout
+}
+
+/// Splits framing by hand: (stored flags, inflated object stream).
+pub fn unframe(bytes: &[u8], manual: bool) -> (u32, Vec<u8>) {
+    let mut data = bytes.to_vec();
+    if manual {
+        let mut out = Vec::new();
+        flate2::read::ZlibDecoder::new(&data[4..]).read_to_end(&mut out).unwrap();
+        data = out;
+    }
+    let flags = u32::from_le_bytes(data[..4].try_into().unwrap());
+    let mut rest = data[4..].to_vec();
+    if flags & WITH_COMPRESSION != 0 {
+        if rest[0] != 0 {
+            let mut out = Vec::new();
+            flate2::read::ZlibDecoder::new(&rest[5..]).read_to_end(&mut out).unwrap();
+            rest = out;
+        } else {
+            rest.remove(0);
+        }
+    }
+    (flags, rest)
+}
+
+/// Exact bytes, or (without the C zlib) the same flags and object stream under the compression.
+pub fn assert_same_blob(name: &str, ours: &[u8], theirs: &[u8], manual: bool, compressed: bool) {
+    if cfg!(feature = "c-zlib") || !(manual || compressed) {
+        assert_eq!(testkit::hex::encode(ours), testkit::hex::encode(theirs), "{name}: bytes differ");
+    } else {
+        eprintln!("{name}: comparing inflated payloads (build with --features c-zlib for byte-exact zlib)");
+        assert_eq!(unframe(ours, manual), unframe(theirs, manual), "{name}");
+    }
 }

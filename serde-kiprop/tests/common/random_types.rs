@@ -465,7 +465,8 @@ pub struct Combo {
 impl Combo {
     /// Every combination: shallow and deep × STATEFUL_FLAGS × compact length prefixes × string
     /// enums × zlib (32); `BINd` files (deep, stored flags) × compact × string enums × zlib (8);
-    /// manual compression (4); FORBID_DELTA_ENCODE in shallow mode (2).
+    /// manual compression (4); FORBID_DELTA_ENCODE in shallow and deep mode (4) and in a `BINd`
+    /// file (1).
     pub fn all() -> Vec<Combo> {
         let mut v = Vec::new();
         for shallow in [true, false] {
@@ -489,9 +490,14 @@ impl Combo {
                 v.push(Combo { shallow, bind: false, manual: true, flags });
             }
         }
-        for flags in [STATEFUL_FLAGS | FORBID_DELTA_ENCODE, COMPACT_LENGTH_PREFIXES | FORBID_DELTA_ENCODE] {
-            v.push(Combo { shallow: true, bind: false, manual: false, flags });
+        for shallow in [true, false] {
+            for flags in [STATEFUL_FLAGS | FORBID_DELTA_ENCODE, COMPACT_LENGTH_PREFIXES | FORBID_DELTA_ENCODE] {
+                v.push(Combo { shallow, bind: false, manual: false, flags });
+            }
         }
+        // Deep data has no presence bits: an absent DELTA_ENCODE property is left out whatever
+        // FORBID_DELTA_ENCODE says, in a plain blob and in a game file.
+        v.push(Combo { shallow: false, bind: true, manual: false, flags: STATEFUL_FLAGS | FORBID_DELTA_ENCODE });
         v
     }
 
