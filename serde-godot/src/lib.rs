@@ -5,6 +5,7 @@ pub mod de;
 mod decode;
 mod error;
 pub mod framing;
+pub mod json;
 mod magic;
 mod options;
 pub mod ser;
