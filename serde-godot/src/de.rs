@@ -7,6 +7,8 @@
 //! it: a struct reads a Dictionary or an Array, a `String` reads a StringName, a `Vec<T>` reads
 //! any packed array of `T`, integers and floats read any width.
 
+use std::io::{self, Read as _};
+
 use serde_core::de::value::{BoolDeserializer, BorrowedStrDeserializer, SeqDeserializer, U64Deserializer};
 use serde_core::de::{
     self, DeserializeSeed, Deserializer as _, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess,
@@ -97,7 +99,7 @@ impl<'de> Deserializer<'de> {
         self.r.pos()
     }
 
-    pub(crate) fn remaining_input(&self) -> &'de [u8] {
+    fn remaining_input(&self) -> &'de [u8] {
         self.r.rest()
     }
 
@@ -390,6 +392,44 @@ impl<'de> Deserializer<'de> {
         };
         result.map_err(|e| e.or_at(start))
     }
+}
+
+// The decoding entry points of `Options`: they live here, with the work, so that the settings
+// do not depend on the decoder.
+impl Options {
+    /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
+    /// asks for that. Trailing bytes are an error.
+    pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let mut de = Deserializer::with_options(bytes, *self);
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+
+    /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
+    /// engine does (`bytes_to_var` ignores trailing bytes).
+    pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
+        let mut de = Deserializer::with_options(bytes, *self);
+        let value = T::deserialize(&mut de)?;
+        Ok((value, de.remaining_input()))
+    }
+
+    /// Reads `reader` to its end (at most [`max_size`](Options::max_size) bytes) and decodes one
+    /// `T` from exactly those bytes.
+    pub fn from_reader<R: io::Read, T: de::DeserializeOwned>(&self, reader: R) -> Result<T> {
+        let bytes = read_limited(reader, self.max_size)?;
+        self.from_slice(&bytes)
+    }
+}
+
+/// Reads all of `reader`, refusing more than `max` bytes.
+fn read_limited<R: io::Read>(reader: R, max: usize) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader.take(max as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > max {
+        return Err(Error::new(ErrorKind::SizeLimit { size: bytes.len() as u64, limit: max }));
+    }
+    Ok(bytes)
 }
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {

@@ -69,6 +69,28 @@ fn need(r: &Reader<'_>, size: usize) -> Result<()> {
     if r.remaining() < size { Err(r.eof()) } else { Ok(()) }
 }
 
+// The decoding entry points of `Variant`: here, with the work, so that the value type does not
+// depend on its decoder.
+impl Variant {
+    /// Decodes one Variant from exactly `bytes` (trailing bytes are an error).
+    pub fn from_bytes(bytes: &[u8], opts: &Options) -> Result<Variant> {
+        let mut reader = Reader::new(bytes);
+        let value = decode(&mut reader, opts, 0)?;
+        match reader.remaining() {
+            0 => Ok(value),
+            n => Err(Error::at(ErrorKind::TrailingBytes(n), reader.pos())),
+        }
+    }
+
+    /// Decodes one Variant from the start of `bytes` and returns it with the rest of the input,
+    /// like the engine's `bytes_to_var` (which ignores trailing bytes).
+    pub fn take_from_bytes<'b>(bytes: &'b [u8], opts: &Options) -> Result<(Variant, &'b [u8])> {
+        let mut reader = Reader::new(bytes);
+        let value = decode(&mut reader, opts, 0)?;
+        Ok((value, reader.rest()))
+    }
+}
+
 /// Decodes one Variant at `depth` (the top-level value is depth 0).
 pub(crate) fn decode(r: &mut Reader<'_>, opts: &Options, depth: usize) -> Result<Variant> {
     decode_hashed::<Plain>(r, opts, depth, &mut ())

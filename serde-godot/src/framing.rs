@@ -184,16 +184,6 @@ pub fn read_frame<R: Read, T: DeserializeOwned>(mut reader: R, opts: &Options, f
     opts.from_slice(&body).map_err(|e| shift(e, 4))
 }
 
-/// Reads all of `reader`, refusing more than `max` bytes.
-pub(crate) fn read_limited<R: Read>(reader: R, max: usize) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    reader.take(max as u64 + 1).read_to_end(&mut bytes)?;
-    if bytes.len() > max {
-        return Err(Error::new(ErrorKind::SizeLimit { size: bytes.len() as u64, limit: max }));
-    }
-    Ok(bytes)
-}
-
 #[cfg(feature = "tokio")]
 pub use self::codec::GodotCodec;
 

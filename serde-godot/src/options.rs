@@ -1,10 +1,5 @@
-//! Everything configurable, in one `Copy` value.
-
-use std::io;
-
-use serde_core::{Deserialize, Serialize, de::DeserializeOwned};
-
-use crate::{Deserializer, Result, Serializer};
+//! Everything configurable, in one `Copy` value. Only the settings: the methods that encode and
+//! decode with them live with the work, in `ser` and `de`.
 
 /// Which engine generation's wire format to speak.
 ///
@@ -173,49 +168,5 @@ impl Options {
     pub const fn max_size(mut self, bytes: usize) -> Self {
         self.max_size = bytes;
         self
-    }
-
-    /// Encodes `value` into a new vector.
-    pub fn to_vec<T: Serialize + ?Sized>(&self, value: &T) -> Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(128);
-        self.append(value, &mut out)?;
-        Ok(out)
-    }
-
-    /// Appends the encoding of `value` to `out` (which may be reused between calls).
-    pub fn append<T: Serialize + ?Sized>(&self, value: &T, out: &mut Vec<u8>) -> Result<()> {
-        value.serialize(&mut Serializer::with_options(out, *self))
-    }
-
-    /// Encodes `value` into `writer`. The value is encoded in memory first (Godot's container
-    /// counts come before their elements), then written with one `write_all`.
-    pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(&self, mut writer: W, value: &T) -> Result<()> {
-        let bytes = self.to_vec(value)?;
-        writer.write_all(&bytes)?;
-        Ok(())
-    }
-
-    /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
-    /// asks for that. Trailing bytes are an error.
-    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let mut de = Deserializer::with_options(bytes, *self);
-        let value = T::deserialize(&mut de)?;
-        de.end()?;
-        Ok(value)
-    }
-
-    /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
-    /// engine does (`bytes_to_var` ignores trailing bytes).
-    pub fn take_from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-        let mut de = Deserializer::with_options(bytes, *self);
-        let value = T::deserialize(&mut de)?;
-        Ok((value, de.remaining_input()))
-    }
-
-    /// Reads `reader` to its end (at most [`max_size`](Options::max_size) bytes) and decodes one
-    /// `T` from exactly those bytes.
-    pub fn from_reader<R: io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        let bytes = crate::framing::read_limited(reader, self.max_size)?;
-        self.from_slice(&bytes)
     }
 }

@@ -5,65 +5,6 @@ use std::fmt::{self, Display, Write as _};
 use crate::variant::Object;
 use crate::{ContainerType, Variant};
 
-/// The float components of a math Variant in wire order (`None` for other types).
-pub(crate) trait Components {
-    fn components(&self) -> Option<Reals>;
-}
-
-/// Up to 16 float components, without allocating (Dictionary keys are compared and hashed by
-/// them).
-pub(crate) struct Reals {
-    values: [f32; 16],
-    len: usize,
-}
-
-impl Reals {
-    fn new(values: &[f32]) -> Reals {
-        let mut out = Reals { values: [0.0; 16], len: values.len() };
-        out.values[..values.len()].copy_from_slice(values);
-        out
-    }
-}
-
-impl std::ops::Deref for Reals {
-    type Target = [f32];
-    fn deref(&self) -> &[f32] {
-        &self.values[..self.len]
-    }
-}
-
-impl Components for Variant {
-    fn components(&self) -> Option<Reals> {
-        Some(match self {
-            Variant::Vector2(v) => Reals::new(&[v.x, v.y]),
-            Variant::Vector3(v) => Reals::new(&[v.x, v.y, v.z]),
-            Variant::Vector4(v) => Reals::new(&[v.x, v.y, v.z, v.w]),
-            Variant::Rect2(r) => Reals::new(&[r.position.x, r.position.y, r.size.x, r.size.y]),
-            Variant::Transform2D(t) => Reals::new(&[t.x.x, t.x.y, t.y.x, t.y.y, t.origin.x, t.origin.y]),
-            Variant::Plane(p) => Reals::new(&[p.normal.x, p.normal.y, p.normal.z, p.d]),
-            Variant::Quaternion(q) => Reals::new(&[q.x, q.y, q.z, q.w]),
-            Variant::Aabb(b) => {
-                let (p, s) = (&b.position, &b.size);
-                Reals::new(&[p.x, p.y, p.z, s.x, s.y, s.z])
-            }
-            Variant::Basis(b) => {
-                let [x, y, z] = &b.rows;
-                Reals::new(&[x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z])
-            }
-            Variant::Transform3D(t) => {
-                let ([x, y, z], o) = (&t.basis.rows, &t.origin);
-                Reals::new(&[x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z, o.x, o.y, o.z])
-            }
-            Variant::Projection(p) => {
-                let [x, y, z, w] = &p.columns;
-                Reals::new(&[x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w, z.x, z.y, z.z, z.w, w.x, w.y, w.z, w.w])
-            }
-            Variant::Color(c) => Reals::new(&[c.r, c.g, c.b, c.a]),
-            _ => return None,
-        })
-    }
-}
-
 /// A real component as Godot prints it: `1`, `0.5`, `inf`, `nan`.
 struct Real(f32);
 

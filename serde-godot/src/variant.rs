@@ -4,6 +4,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher, RandomState};
+use std::ops::Deref;
 
 use serde_core::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_core::ser::{Serialize, SerializeStruct, Serializer};
@@ -155,24 +156,6 @@ impl Variant {
     /// Encodes the Variant with `opts` (equivalent to `opts.to_vec(self)`).
     pub fn to_bytes(&self, opts: &Options) -> Result<Vec<u8>> {
         opts.to_vec(self)
-    }
-
-    /// Decodes one Variant from exactly `bytes` (trailing bytes are an error).
-    pub fn from_bytes(bytes: &[u8], opts: &Options) -> Result<Variant> {
-        let mut reader = crate::wire::Reader::new(bytes);
-        let value = crate::decode::decode(&mut reader, opts, 0)?;
-        match reader.remaining() {
-            0 => Ok(value),
-            n => Err(crate::Error::at(crate::ErrorKind::TrailingBytes(n), reader.pos())),
-        }
-    }
-
-    /// Decodes one Variant from the start of `bytes` and returns it with the rest of the input,
-    /// like the engine's `bytes_to_var` (which ignores trailing bytes).
-    pub fn take_from_bytes<'b>(bytes: &'b [u8], opts: &Options) -> Result<(Variant, &'b [u8])> {
-        let mut reader = crate::wire::Reader::new(bytes);
-        let value = crate::decode::decode(&mut reader, opts, 0)?;
-        Ok((value, reader.rest()))
     }
 
     /// The Variant's type.
@@ -407,6 +390,62 @@ impl FromIterator<Variant> for Variant {
     }
 }
 
+/// Up to 16 float components, without allocating (Dictionary keys are compared and hashed by
+/// them).
+pub(crate) struct Reals {
+    values: [f32; 16],
+    len: usize,
+}
+
+impl Reals {
+    fn new(values: &[f32]) -> Reals {
+        let mut out = Reals { values: [0.0; 16], len: values.len() };
+        out.values[..values.len()].copy_from_slice(values);
+        out
+    }
+}
+
+impl Deref for Reals {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        &self.values[..self.len]
+    }
+}
+
+impl Variant {
+    /// The float components of a math Variant in wire order (`None` for other types): what it is
+    /// printed, compared and hashed by as a Dictionary key.
+    pub(crate) fn components(&self) -> Option<Reals> {
+        Some(match self {
+            Variant::Vector2(v) => Reals::new(&[v.x, v.y]),
+            Variant::Vector3(v) => Reals::new(&[v.x, v.y, v.z]),
+            Variant::Vector4(v) => Reals::new(&[v.x, v.y, v.z, v.w]),
+            Variant::Rect2(r) => Reals::new(&[r.position.x, r.position.y, r.size.x, r.size.y]),
+            Variant::Transform2D(t) => Reals::new(&[t.x.x, t.x.y, t.y.x, t.y.y, t.origin.x, t.origin.y]),
+            Variant::Plane(p) => Reals::new(&[p.normal.x, p.normal.y, p.normal.z, p.d]),
+            Variant::Quaternion(q) => Reals::new(&[q.x, q.y, q.z, q.w]),
+            Variant::Aabb(b) => {
+                let (p, s) = (&b.position, &b.size);
+                Reals::new(&[p.x, p.y, p.z, s.x, s.y, s.z])
+            }
+            Variant::Basis(b) => {
+                let [x, y, z] = &b.rows;
+                Reals::new(&[x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z])
+            }
+            Variant::Transform3D(t) => {
+                let ([x, y, z], o) = (&t.basis.rows, &t.origin);
+                Reals::new(&[x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z, o.x, o.y, o.z])
+            }
+            Variant::Projection(p) => {
+                let [x, y, z, w] = &p.columns;
+                Reals::new(&[x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w, z.x, z.y, z.z, z.w, w.x, w.y, w.z, w.w])
+            }
+            Variant::Color(c) => Reals::new(&[c.r, c.g, c.b, c.a]),
+            _ => return None,
+        })
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Dictionary key semantics (Godot's `hash_compare`): floats compare equal when `==` or both NaN
 // (so -0.0 and 0.0 are one key, and so are all NaNs), containers part by part in order.
@@ -521,7 +560,6 @@ pub(crate) fn property_hash(h: &mut KeyHasher, name: &str, value_hash: u64) {
 /// The key hash of a Variant that has no parts (anything but an Array, a Dictionary or a full
 /// Object): every component of it.
 pub(crate) fn leaf_hash(v: &Variant) -> u64 {
-    use crate::text::Components;
     let mut h = KeyHasher::new(v.variant_type());
     if let Some(reals) = v.components() {
         h.reals(&reals);
@@ -607,7 +645,6 @@ pub(crate) fn leaf_hash(v: &Variant) -> u64 {
 /// Whether two Variants are the same Dictionary key: like `==`, except that floats (alone, as
 /// components, in packed arrays, anywhere inside containers) are equal when `==` or both NaN.
 pub(crate) fn key_eq(a: &Variant, b: &Variant) -> bool {
-    use crate::text::Components;
     fn real(x: f64, y: f64) -> bool {
         x == y || (x.is_nan() && y.is_nan())
     }

@@ -21,13 +21,37 @@ pub use writer::Serializer;
 use crate::VariantType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::magic::{self, Magic};
-use crate::options::UnitVariants;
+use crate::options::{Options, UnitVariants};
 use crate::wire::{self, FLAG_OBJECT_AS_ID};
 use macros::int_methods;
 use packed::Packed;
 use payload::{Accept, Raw};
 use typed::{TypeSpec, TypedBody, TypedCapture};
 use writer::{BOOL, FLOAT, NIL};
+
+// The encoding entry points of `Options`: they live here, with the work, so that the settings
+// do not depend on the encoder.
+impl Options {
+    /// Encodes `value` into a new vector.
+    pub fn to_vec<T: Serialize + ?Sized>(&self, value: &T) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(128);
+        self.append(value, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the encoding of `value` to `out` (which may be reused between calls).
+    pub fn append<T: Serialize + ?Sized>(&self, value: &T, out: &mut Vec<u8>) -> Result<()> {
+        value.serialize(&mut Serializer::with_options(out, *self))
+    }
+
+    /// Encodes `value` into `writer`. The value is encoded in memory first (Godot's container
+    /// counts come before their elements), then written with one `write_all`.
+    pub fn to_writer<W: std::io::Write, T: Serialize + ?Sized>(&self, mut writer: W, value: &T) -> Result<()> {
+        let bytes = self.to_vec(value)?;
+        writer.write_all(&bytes)?;
+        Ok(())
+    }
+}
 
 impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     type Ok = ();
