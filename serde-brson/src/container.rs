@@ -239,7 +239,15 @@ pub(crate) fn resolve(
     }
     if let Some(ext) = hint {
         if ext.compression() != compression {
-            return Err(Error::mismatch(compression, ext));
+            return Err(Error::file(
+                ErrorKind::ExtensionMismatch,
+                8,
+                format!(
+                    "the header says {compression:?} but the extension .{} implies {:?}",
+                    ext.as_str(),
+                    ext.compression()
+                ),
+            ));
         }
     }
     Ok(compression)

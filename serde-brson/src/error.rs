@@ -3,8 +3,6 @@
 use std::fmt;
 use std::io;
 
-use crate::container::{Compression, Extension};
-
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -125,18 +123,6 @@ impl Error {
 
     pub(crate) fn eof(what: &str, offset: u64) -> Self {
         Error::file(ErrorKind::UnexpectedEof, offset, format!("unexpected end of input in {what}"))
-    }
-
-    pub(crate) fn mismatch(header: Compression, extension: Extension) -> Self {
-        Error::file(
-            ErrorKind::ExtensionMismatch,
-            8,
-            format!(
-                "the header says {header:?} but the extension .{} implies {:?}",
-                extension.as_str(),
-                extension.compression()
-            ),
-        )
     }
 
     /// What went wrong.
