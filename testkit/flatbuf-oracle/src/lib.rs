@@ -41,3 +41,7 @@ pub mod minecraft;
 /// `schemas/mk48.fbs`, namespace `Bench.Mk48`.
 #[path = "mk48_generated.rs"]
 pub mod mk48;
+
+/// `schemas/rich.fbs` (issue 13's rich interop schema), namespace `Rich.Game`.
+#[path = "rich_generated.rs"]
+pub mod rich;
