@@ -1,0 +1,286 @@
+//! brson: serde-brson's container, its JSON form and its URL helpers.
+
+use std::path::Path;
+
+use serde_brson::bson::{Bson, Document, RawBsonRef, RawDocument};
+use serde_brson::json::IntWidth;
+use serde_brson::{Compression, Options};
+use serde_json::json;
+
+use super::{Context, Failure, Note, Outcome, size};
+use crate::cli::{CompressionArg, Format};
+
+fn fail(e: impl std::fmt::Display) -> Failure {
+    Failure::input(Format::Brson, e)
+}
+
+fn compression_name(c: Compression) -> &'static str {
+    match c {
+        Compression::None => "none",
+        Compression::Lz4 => "lz4",
+        Compression::Lzma => "lzma",
+        Compression::Brotli => "brotli",
+    }
+}
+
+fn parse_compression(name: &str) -> Option<Compression> {
+    [Compression::None, Compression::Lz4, Compression::Lzma, Compression::Brotli]
+        .into_iter()
+        .find(|c| compression_name(*c) == name)
+}
+
+/// Whether every integer of the tree is an int64 (legacy Neos files): then JSON → BSON uses
+/// int64 too, so the file comes back with the same widths.
+fn all_int64(doc: &RawDocument) -> Outcome<bool> {
+    let (mut int32, mut int64) = (0usize, 0usize);
+    let mut stack = vec![doc.iter()];
+    while let Some(iter) = stack.last_mut() {
+        let Some(item) = iter.next() else {
+            stack.pop();
+            continue;
+        };
+        let (_, value) = item.map_err(fail)?;
+        match value {
+            RawBsonRef::Int32(_) => int32 += 1,
+            RawBsonRef::Int64(_) => int64 += 1,
+            RawBsonRef::Document(d) => stack.push(d.iter()),
+            RawBsonRef::Array(a) => stack.push(RawDocument::from_bytes(a.as_bytes()).map_err(fail)?.iter()),
+            _ => {}
+        }
+    }
+    Ok(int32 == 0 && int64 > 0)
+}
+
+fn widen_ints(doc: &mut Document) {
+    let mut stack: Vec<&mut Bson> = doc.iter_mut().map(|(_, v)| v).collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Bson::Int32(i) => *value = Bson::Int64(i64::from(*i)),
+            Bson::Document(d) => stack.extend(d.iter_mut().map(|(_, v)| v)),
+            Bson::Array(a) => stack.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn decode(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Vec<u8>> {
+    let header = serde_brson::container::sniff(bytes).map_err(fail)?;
+    let payload = Options::new().extension_of(path).decompress(bytes).map_err(fail)?;
+    let raw = payload.raw();
+    if let Some(key) = raw.iter().filter_map(Result::ok).map(|(k, _)| k.as_str()).find(|k| k.starts_with("$__")) {
+        return Err(fail(format_args!(
+            "the tree has a root member {key:?}; gamefmt reserves `$__` root keys for its own settings"
+        )));
+    }
+    let mut meta = vec![
+        ("$__format", json!("brson")),
+        ("$__compression", json!(compression_name(payload.compression()))),
+        ("$__header", json!(header.is_some())),
+    ];
+    if all_int64(raw)? {
+        meta.push(("$__ints", json!("int64")));
+    }
+    let mut doc = Vec::with_capacity(payload.as_bytes().len() * 2);
+    serde_brson::json::to_writer(&mut doc, raw, !ctx.compact).map_err(fail)?;
+    let mut out = super::splice_meta(&doc, &meta, !ctx.compact, "  ");
+    out.push(b'\n');
+    Ok(out)
+}
+
+fn meta_str<'a>(doc: &'a Document, key: &str) -> Outcome<Option<&'a str>> {
+    match doc.get(key) {
+        None => Ok(None),
+        Some(Bson::String(s)) => Ok(Some(s)),
+        Some(other) => Err(fail(format_args!("at /{key}: expected a string, found {other}"))),
+    }
+}
+
+pub(super) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Vec<u8>> {
+    let mut doc =
+        serde_brson::json::from_slice_with(json, IntWidth::Narrowest, Options::DEFAULT_MAX_DEPTH).map_err(fail)?;
+    let recorded = match meta_str(&doc, "$__compression")? {
+        None => None,
+        Some(name) => Some(parse_compression(name).ok_or_else(|| {
+            fail(format_args!("at /$__compression: expected lz4, lzma, brotli or none, found {name:?}"))
+        })?),
+    };
+    let compression = match ctx.compression {
+        Some(CompressionArg::Lz4) => Compression::Lz4,
+        Some(CompressionArg::Lzma) => Compression::Lzma,
+        Some(CompressionArg::Brotli) => Compression::Brotli,
+        None => recorded.unwrap_or(Compression::Brotli),
+    };
+    let header = match doc.get("$__header") {
+        None => true,
+        Some(Bson::Boolean(b)) => *b,
+        Some(other) => return Err(fail(format_args!("at /$__header: expected true or false, found {other}"))),
+    };
+    let int64 = match meta_str(&doc, "$__ints")? {
+        None => false,
+        Some("int64") => true,
+        Some(other) => return Err(fail(format_args!("at /$__ints: expected \"int64\", found {other:?}"))),
+    };
+    let unknown: Vec<String> = doc
+        .keys()
+        .filter(|k| {
+            k.starts_with("$__") && !["$__format", "$__compression", "$__header", "$__ints"].contains(&k.as_str())
+        })
+        .cloned()
+        .collect();
+    if let Some(key) = unknown.first() {
+        return Err(fail(format_args!(
+            "at /{key}: unknown gamefmt key (expected $__format, $__compression, $__header or $__ints)"
+        )));
+    }
+    for key in ["$__format", "$__compression", "$__header", "$__ints"] {
+        doc.remove(key);
+    }
+    if int64 {
+        widen_ints(&mut doc);
+    }
+    let mut bson = Vec::new();
+    doc.to_writer(&mut bson).map_err(fail)?;
+    let options = Options::new().allow_uncompressed(compression == Compression::None);
+    let mut file = options.compress(&bson, compression).map_err(fail)?;
+    if !header {
+        // A legacy (headerless) file: the same body without the FrDT header.
+        let len = serde_brson::Header::new(compression).len;
+        file.drain(..len);
+    }
+    Ok(file)
+}
+
+pub(super) fn inspect(_ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<(String, Vec<Note>)> {
+    let header = serde_brson::container::sniff(bytes).map_err(fail)?;
+    let payload = Options::new().extension_of(path).decompress(bytes).map_err(fail)?;
+    let raw = payload.raw();
+    let mut out = String::new();
+    out.push_str("format: brson (Resonite data tree)\n");
+    match header {
+        Some(h) => out.push_str(&format!("container: FrDT header, version {}, kind {}\n", h.version, h.kind)),
+        None => out.push_str("container: legacy (no header; codec from the extension)\n"),
+    }
+    out.push_str(&format!("compression: {}\n", compression_name(payload.compression())));
+    out.push_str(&format!("file size: {}\n", size(bytes.len())));
+    out.push_str(&format!("BSON payload: {}\n", size(payload.as_bytes().len())));
+    if let Ok(Some(v)) = payload.version_number() {
+        out.push_str(&format!("VersionNumber: {v}\n"));
+    }
+    if let Ok(Some(types)) = payload.types() {
+        out.push_str(&format!("types: {}\n", types.len()));
+    }
+    let (slots, components) = count_slots(raw).map_err(fail)?;
+    out.push_str(&format!("slots: {slots}\ncomponents: {components}\n"));
+    let urls = serde_brson::url::urls(raw).map_err(fail)?;
+    out.push_str(&format!("asset URLs: {}\n", urls.len()));
+    out.push_str("top level:\n");
+    for item in raw.iter() {
+        let (key, value) = item.map_err(fail)?;
+        out.push_str(&format!("  {key}: {}\n", describe(value)));
+    }
+    let mut notes = Vec::new();
+    let body_start = match header {
+        Some(h) => {
+            notes.push(Note::new(0, 4, "magic \"FrDT\""));
+            notes.push(Note::new(4, 4, format!("version {} (i32 LE)", h.version)));
+            notes.push(Note::new(
+                8,
+                h.len - 8,
+                format!("kind {} ({}), LEB128", h.kind, compression_name(payload.compression())),
+            ));
+            h.len
+        }
+        None => 0,
+    };
+    let body = match payload.compression() {
+        Compression::Lz4 => "lz4net chunk stream",
+        Compression::Lzma => "raw LZMA1 (no end marker)",
+        Compression::Brotli => "raw Brotli stream",
+        Compression::None => "BSON document",
+    };
+    let mut at = body_start;
+    if payload.compression() == Compression::Lzma && bytes.len() >= at + 21 {
+        let props = bytes[at];
+        let dict = u32::from_le_bytes(bytes[at + 1..at + 5].try_into().unwrap_or_default());
+        let (lc, lp, pb) = (props % 9, props / 9 % 5, props / 45);
+        notes.push(Note::new(at, 5, format!("LZMA properties: lc {lc}, lp {lp}, pb {pb}, dictionary {dict} bytes")));
+        let size = i64::from_le_bytes(bytes[at + 5..at + 13].try_into().unwrap_or_default());
+        notes.push(Note::new(at + 5, 8, format!("uncompressed size {size} (i64 LE)")));
+        let packed = i64::from_le_bytes(bytes[at + 13..at + 21].try_into().unwrap_or_default());
+        notes.push(Note::new(at + 13, 8, format!("compressed size {packed} (i64 LE)")));
+        at += 21;
+    }
+    if at < bytes.len() {
+        notes.push(Note::new(at, bytes.len() - at, format!("body: {body}")));
+    }
+    Ok((out, notes))
+}
+
+fn describe(value: RawBsonRef<'_>) -> String {
+    match value {
+        RawBsonRef::Document(d) => format!("document ({} members)", d.iter().count()),
+        RawBsonRef::Array(a) => format!("array ({} items)", a.into_iter().count()),
+        RawBsonRef::String(s) if s.chars().count() <= 60 => format!("string {s:?}"),
+        RawBsonRef::String(s) => format!("string ({} bytes)", s.len()),
+        RawBsonRef::Int32(i) => format!("int32 {i}"),
+        RawBsonRef::Int64(i) => format!("int64 {i}"),
+        RawBsonRef::Double(d) => format!("double {d}"),
+        RawBsonRef::Boolean(b) => format!("bool {b}"),
+        RawBsonRef::Null => "null".to_owned(),
+        other => format!("{:?}", other.element_type()),
+    }
+}
+
+/// Slots (documents with a `Components` member) and components in the tree.
+fn count_slots(doc: &RawDocument) -> serde_brson::Result<(usize, usize)> {
+    let (mut slots, mut components) = (0, 0);
+    let mut stack = vec![doc];
+    while let Some(d) = stack.pop() {
+        for item in d.iter() {
+            let (key, value) = item?;
+            match value {
+                RawBsonRef::Document(inner) => {
+                    if key == "Components" {
+                        slots += 1;
+                        if let Ok(list) = inner.get_array("Data") {
+                            components += list.into_iter().count();
+                        }
+                    }
+                    stack.push(inner);
+                }
+                RawBsonRef::Array(a) => stack.push(RawDocument::from_bytes(a.as_bytes())?),
+                _ => {}
+            }
+        }
+    }
+    Ok((slots, components))
+}
+
+/// `brson urls`: the URLs of a tree, or the tree with rewritten URLs (its own compression).
+pub(crate) fn urls(path: &Path, bytes: &[u8], rewrite: &[(String, String)]) -> Outcome<(Vec<String>, Option<Vec<u8>>)> {
+    let header = serde_brson::container::sniff(bytes).map_err(fail)?;
+    let payload = Options::new().extension_of(path).decompress(bytes).map_err(fail)?;
+    if rewrite.is_empty() {
+        let urls = serde_brson::url::urls(payload.raw()).map_err(fail)?;
+        return Ok((urls.into_iter().map(str::to_owned).collect(), None));
+    }
+    let mut doc = payload.to_document().map_err(fail)?;
+    let mut changed = Vec::new();
+    serde_brson::url::rewrite_urls(&mut doc, |url| {
+        let (from, to) = rewrite.iter().find(|(from, _)| url.starts_with(from.as_str()))?;
+        let new = format!("{to}{}", &url[from.len()..]);
+        changed.push(format!("{url} -> {new}"));
+        Some(new)
+    });
+    let mut bson = Vec::new();
+    doc.to_writer(&mut bson).map_err(fail)?;
+    let compression = payload.compression();
+    let mut file = Options::new()
+        .allow_uncompressed(compression == Compression::None)
+        .compress(&bson, compression)
+        .map_err(fail)?;
+    if header.is_none() {
+        file.drain(..serde_brson::Header::new(compression).len);
+    }
+    Ok((changed, Some(file)))
+}
