@@ -2,7 +2,7 @@
 
 use std::io::{BufReader, Read};
 
-use serde_core::de::{DeserializeOwned, Visitor};
+use serde_core::de::{Deserialize, DeserializeOwned, Visitor};
 
 use crate::budget;
 use crate::codec::{self, BrotliReader, Lz4NetReader, LzmaReader};
@@ -77,6 +77,43 @@ impl<'de> serde_core::Deserializer<'de> for Deserializer<'de> {
 
     fn is_human_readable(&self) -> bool {
         false
+    }
+}
+
+// The decoding entry points of `Options` and `Payload`: here, with the work, so that the
+// settings and the payload do not depend on the decoder.
+impl Options {
+    /// Decompresses and validates a file held in memory.
+    pub fn decompress(&self, bytes: &[u8]) -> Result<Payload> {
+        decompress_slice(bytes, self)
+    }
+
+    /// Decompresses and validates a file from a stream (which must end where the file ends).
+    pub fn decompress_reader<R: Read>(&self, reader: R) -> Result<Payload> {
+        decompress_reader(reader, self)
+    }
+
+    /// Decodes a file held in memory into `T`.
+    pub fn from_slice<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T> {
+        self.decompress(bytes)?.deserialize()
+    }
+
+    /// Decodes a file from a stream into `T`.
+    pub fn from_reader<R: Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        self.decompress_reader(reader)?.deserialize()
+    }
+}
+
+impl Payload {
+    /// A serde [`Deserializer`] over the payload.
+    pub fn deserializer(&self) -> Deserializer<'_> {
+        Deserializer::from_validated(self.as_bytes(), self.budget_ratio())
+    }
+
+    /// Deserializes the tree (or any part of it a type asks for); `&str` and `&[u8]` fields
+    /// borrow from the payload.
+    pub fn deserialize<'a, T: Deserialize<'a>>(&'a self) -> Result<T> {
+        T::deserialize(self.deserializer())
     }
 }
 

@@ -1,15 +1,11 @@
 //! [`Options`]: limits, the legacy extension hint, the kind-0 opt-in and the writer's chunk size.
+//! Only the settings: the methods that read and write with them live with the work, in `de` and
+//! `ser`.
 
-use std::io::{Read, Write};
 use std::path::Path;
 
-use serde_core::Serialize;
-use serde_core::de::DeserializeOwned;
-
-use crate::container::{Compression, Extension};
-use crate::error::Result;
-use crate::payload::Payload;
-use crate::{codec, de, ser};
+use crate::codec;
+use crate::container::Extension;
 
 /// Everything configurable about reading and writing data trees.
 ///
@@ -53,12 +49,14 @@ impl Options {
     /// thread's stack even in debug builds.
     pub const DEFAULT_MAX_DEPTH: usize = 512;
 
-    /// The default model budget ratio: 32. What the typed model ([`DataTree`](crate::model::DataTree)
-    /// and its documents), [`Payload::to_document`] and [`json::from_str`](crate::json::from_str)
-    /// build may take at most 32 × the payload (or JSON text) size + 2 MiB of memory, counted as
-    /// it is built. Realistic trees need 7× (the typed model) to 11× (a `Document`, or from
-    /// JSON); a flood of tiny values needs far more (a 16-byte child slot is a 1.3 KB
-    /// [`Slot`](crate::model::Slot), a 2-byte `null` array element a 112-byte [`bson::Bson`]).
+    /// The default model budget ratio: 32. What the typed model
+    /// ([`DataTree`](crate::model::DataTree) and its documents),
+    /// [`Payload::to_document`](crate::Payload::to_document) and
+    /// [`json::from_str`](crate::json::from_str) build may take at most 32 × the payload (or JSON
+    /// text) size + 2 MiB of memory, counted as it is built. Realistic trees need 7× (the typed
+    /// model) to 11× (a `Document`, or from JSON); a flood of tiny values needs far more (a 16-byte
+    /// child slot is a 1.3 KB [`Slot`](crate::model::Slot), a 2-byte `null` array element a
+    /// 112-byte [`bson::Bson`]).
     pub const DEFAULT_MODEL_BUDGET_RATIO: usize = 32;
 
     /// The default options: the limits above, no extension hint, kind 0 refused, 1 MiB lz4net
@@ -94,13 +92,15 @@ impl Options {
         self
     }
 
-    /// Caps the memory of what decoding builds: the typed model ([`from_slice`](Options::from_slice)
-    /// into [`DataTree`](crate::model::DataTree) or anything holding model types, through this
-    /// crate's deserializer) and [`Payload::to_document`] may take at most `ratio` × the payload
+    /// Caps the memory of what decoding builds: the typed model
+    /// ([`from_slice`](Options::from_slice) into [`DataTree`](crate::model::DataTree) or anything
+    /// holding model types, through this crate's deserializer) and
+    /// [`Payload::to_document`](crate::Payload::to_document) may take at most `ratio` × the payload
     /// size + 2 MiB, counted in in-memory bytes (document buckets and tables, vector capacities,
-    /// strings) before each allocation. Running out is [`ErrorKind::LimitExceeded`](crate::ErrorKind).
-    /// Since the payload is at most [`max_decompressed`](Options::max_decompressed), the model of
-    /// a compressed file is at most `ratio` × that cap + 2 MiB.
+    /// strings) before each allocation. Running out is
+    /// [`ErrorKind::LimitExceeded`](crate::ErrorKind). Since the payload is at most
+    /// [`max_decompressed`](Options::max_decompressed), the model of a compressed file is at most
+    /// `ratio` × that cap + 2 MiB.
     pub const fn model_budget_ratio(mut self, ratio: usize) -> Self {
         self.model_budget_ratio = ratio;
         self
@@ -131,48 +131,5 @@ impl Options {
     pub const fn lz4_chunk_size(mut self, bytes: usize) -> Self {
         self.lz4_chunk_size = if bytes == 0 { 1 } else { bytes };
         self
-    }
-
-    /// Decompresses and validates a file held in memory.
-    pub fn decompress(&self, bytes: &[u8]) -> Result<Payload> {
-        de::decompress_slice(bytes, self)
-    }
-
-    /// Decompresses and validates a file from a stream (which must end where the file ends).
-    pub fn decompress_reader<R: Read>(&self, reader: R) -> Result<Payload> {
-        de::decompress_reader(reader, self)
-    }
-
-    /// Decodes a file held in memory into `T`.
-    pub fn from_slice<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T> {
-        self.decompress(bytes)?.deserialize()
-    }
-
-    /// Decodes a file from a stream into `T`.
-    pub fn from_reader<R: Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        self.decompress_reader(reader)?.deserialize()
-    }
-
-    /// Encodes `value` as a file (header + compressed BSON).
-    pub fn to_vec<T: Serialize + ?Sized>(&self, value: &T, compression: Compression) -> Result<Vec<u8>> {
-        ser::to_vec_with(value, compression, self)
-    }
-
-    /// Encodes `value` as a file into `writer`.
-    pub fn to_writer<W: Write, T: Serialize + ?Sized>(
-        &self,
-        writer: W,
-        value: &T,
-        compression: Compression,
-    ) -> Result<()> {
-        ser::to_writer_with(writer, value, compression, self)
-    }
-
-    /// Wraps BSON bytes that are already encoded (e.g. [`Payload::as_bytes`]) in a file.
-    pub fn compress(&self, bson: &[u8], compression: Compression) -> Result<Vec<u8>> {
-        crate::payload::validate(bson, self.max_depth)?;
-        let mut out = Vec::with_capacity(bson.len() / 2 + 64);
-        ser::encode_bson(bson, compression, self, &mut out)?;
-        Ok(out)
     }
 }

@@ -2,11 +2,9 @@
 //! depth) in one iterative pass, and lazy access through [`bson::RawDocument`].
 
 use bson::{Document, RawDocument};
-use serde_core::Deserialize;
 
 use crate::budget::{self, Budget};
 use crate::container::{Compression, Header};
-use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 
@@ -74,6 +72,11 @@ impl Payload {
         self.bytes
     }
 
+    /// The model budget ratio of the options it was read with.
+    pub(crate) fn budget_ratio(&self) -> usize {
+        self.budget_ratio
+    }
+
     /// The compression the file used.
     pub fn compression(&self) -> Compression {
         self.compression
@@ -88,17 +91,6 @@ impl Payload {
     /// the tree.
     pub fn raw(&self) -> &RawDocument {
         RawDocument::from_bytes(&self.bytes).expect("the payload was validated")
-    }
-
-    /// A serde [`Deserializer`] over the payload.
-    pub fn deserializer(&self) -> Deserializer<'_> {
-        Deserializer::from_validated(&self.bytes, self.budget_ratio)
-    }
-
-    /// Deserializes the tree (or any part of it a type asks for); `&str` and `&[u8]` fields
-    /// borrow from the payload.
-    pub fn deserialize<'a, T: Deserialize<'a>>(&'a self) -> Result<T> {
-        T::deserialize(self.deserializer())
     }
 
     /// The whole tree as a [`bson::Document`] (keeps key order and every value's BSON type, so

@@ -8,6 +8,7 @@ use crate::codec::{self, BrotliWriter, Lz4NetWriter, LzmaWriter};
 use crate::container::{Compression, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
+use crate::payload;
 
 /// Serializes `value` (a struct or map: the root of a data tree is a BSON document) to BSON.
 pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<()> {
@@ -80,6 +81,34 @@ pub(crate) fn to_writer_with<W: Write, T: Serialize + ?Sized>(
         }
     }
     Ok(())
+}
+
+// The encoding entry points of `Options`: here, with the work, so that the settings do not
+// depend on the encoder.
+impl Options {
+    /// Encodes `value` as a file (header + compressed BSON).
+    pub fn to_vec<T: Serialize + ?Sized>(&self, value: &T, compression: Compression) -> Result<Vec<u8>> {
+        to_vec_with(value, compression, self)
+    }
+
+    /// Encodes `value` as a file into `writer`.
+    pub fn to_writer<W: Write, T: Serialize + ?Sized>(
+        &self,
+        writer: W,
+        value: &T,
+        compression: Compression,
+    ) -> Result<()> {
+        to_writer_with(writer, value, compression, self)
+    }
+
+    /// Wraps BSON bytes that are already encoded (e.g.
+    /// [`Payload::as_bytes`](crate::Payload::as_bytes)) in a file.
+    pub fn compress(&self, bson: &[u8], compression: Compression) -> Result<Vec<u8>> {
+        payload::validate(bson, self.max_depth)?;
+        let mut out = Vec::with_capacity(bson.len() / 2 + 64);
+        encode_bson(bson, compression, self, &mut out)?;
+        Ok(out)
+    }
 }
 
 /// Encodes `value` as a data-tree file: the `FrDT` header (version 0) and the BSON document
