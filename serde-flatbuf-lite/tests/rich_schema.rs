@@ -476,3 +476,41 @@ fn flatc_accepts_the_emitted_schema_and_reads_lite_buffers() {
     assert!(with_official.get("old_score").is_none(), "deprecated field in JSON");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One table object referenced from four places (a vector twice, both unions under different members) and
+/// one string from three: FlatBuffers allows sharing, the official builder makes it easy, and lite reads
+/// every reference as its own copy.
+#[test]
+fn official_buffers_sharing_tables_and_strings_decode_in_lite() {
+    let mut b = FlatBufferBuilder::new();
+    let shared = b.create_string("shared");
+    let w = fb::Weapon::create(&mut b, &fb::WeaponArgs { name: Some(shared), damage: 4, range: 2.0 });
+    let weapons = b.create_vector(&[w, w]);
+    let tags = b.create_vector(&[shared, shared]);
+    let root = fb::Hero::create(
+        &mut b,
+        &fb::HeroArgs {
+            name: Some(shared),
+            tags: Some(tags),
+            weapons: Some(weapons),
+            equipped_type: fb::Equipment::Weapon,
+            equipped: Some(w.as_union_value()),
+            offhand_type: fb::Equipment::Offhand,
+            offhand: Some(w.as_union_value()),
+            ..fb::HeroArgs::default()
+        },
+    );
+    b.finish(root, None);
+    let bytes = b.finished_data();
+    let weapon = Weapon { name: Some("shared".into()), damage: 4, range: 2.0 };
+    let expected = Hero {
+        name: Some("shared".into()),
+        tags: Some(vec!["shared".into(), "shared".into()]),
+        weapons: Some(vec![weapon.clone(), weapon.clone()]),
+        equipped: Some(Equipment::Weapon(weapon.clone())),
+        offhand: Some(Equipment::Offhand(weapon)),
+        ..Hero::default()
+    };
+    assert_same(&official_hero(bytes, false), &expected, "official reader");
+    assert_same(&rich_opts().from_slice::<Hero>(bytes).unwrap(), &expected, "lite");
+}
