@@ -56,8 +56,9 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     ));
     let result = (|| {
         let mut file = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        // No fsync: the rename makes the file appear whole or not at all to every reader, which
+        // is the guarantee here (fsyncing each output made many-file runs I/O-bound).
         file.write_all(bytes)?;
-        file.sync_all()?;
         drop(file);
         fs::rename(&tmp, path)
     })();

@@ -113,6 +113,20 @@ fn brson_compression_override_and_compact() {
 }
 
 #[test]
+fn brson_empty_tree() {
+    let dir = TempDir::new().unwrap();
+    let (json, file) = (dir.path().join("e.json"), dir.path().join("e.lz4bson"));
+    fs::write(&json, r#"{"$__format": "brson", "$__compression": "lz4"}"#).unwrap();
+    ok(&["encode", s(&json), "-o", s(&file)]);
+    assert_eq!(
+        text(ok(&["decode", "--compact", s(&file)])),
+        "{\"$__format\":\"brson\",\"$__compression\":\"lz4\",\"$__header\":true}\n"
+    );
+    let pretty = text(ok(&["decode", s(&file)]));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&pretty).unwrap()["$__header"], true);
+}
+
+#[test]
 fn brson_from_stdin() {
     let file = fs::read(data().join("brson/synthetic-modern.lz4bson")).unwrap();
     let out = gamefmt().args(["decode", "--format", "brson", "-"]).write_stdin(file).output().unwrap();

@@ -32,7 +32,7 @@ fn parse_compression(name: &str) -> Option<Compression> {
 /// Whether every integer of the tree is an int64 (legacy Neos files): then JSON → BSON uses
 /// int64 too, so the file comes back with the same widths.
 fn all_int64(doc: &RawDocument) -> Outcome<bool> {
-    let (mut int32, mut int64) = (0usize, 0usize);
+    let mut int64 = 0usize;
     let mut stack = vec![doc.iter()];
     while let Some(iter) = stack.last_mut() {
         let Some(item) = iter.next() else {
@@ -41,14 +41,15 @@ fn all_int64(doc: &RawDocument) -> Outcome<bool> {
         };
         let (_, value) = item.map_err(fail)?;
         match value {
-            RawBsonRef::Int32(_) => int32 += 1,
+            // One int32 settles it (modern trees have them early).
+            RawBsonRef::Int32(_) => return Ok(false),
             RawBsonRef::Int64(_) => int64 += 1,
             RawBsonRef::Document(d) => stack.push(d.iter()),
             RawBsonRef::Array(a) => stack.push(RawDocument::from_bytes(a.as_bytes()).map_err(fail)?.iter()),
             _ => {}
         }
     }
-    Ok(int32 == 0 && int64 > 0)
+    Ok(int64 > 0)
 }
 
 fn widen_ints(doc: &mut Document) {
@@ -80,11 +81,39 @@ pub(super) fn decode(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Vec<u8
     if all_int64(raw)? {
         meta.push(("$__ints", json!("int64")));
     }
-    let mut doc = Vec::with_capacity(payload.as_bytes().len() * 2);
-    serde_brson::json::to_writer(&mut doc, raw, !ctx.compact).map_err(fail)?;
-    let mut out = super::splice_meta(&doc, &meta, !ctx.compact, "  ");
+    let pretty = !ctx.compact;
+    let mut out = Vec::with_capacity(payload.as_bytes().len() * 2 + 256);
+    if raw.iter().next().is_none() {
+        out = super::splice_meta(b"{}", &meta, pretty, "  ");
+    } else {
+        // The meta keys, then the document's members straight after them: the document's own
+        // opening brace is skipped as it is written (no copy of the whole text).
+        out.extend_from_slice(&super::splice_meta(b"{X", &meta, pretty, "  "));
+        out.truncate(out.len() - 1);
+        serde_brson::json::to_writer(SkipFirst { inner: &mut out, skipped: false }, raw, pretty).map_err(fail)?;
+    }
     out.push(b'\n');
     Ok(out)
+}
+
+/// A writer that drops the first byte written to it (the document's `{`).
+struct SkipFirst<W> {
+    inner: W,
+    skipped: bool,
+}
+
+impl<W: std::io::Write> std::io::Write for SkipFirst<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.skipped && !buf.is_empty() {
+            self.skipped = true;
+            return self.inner.write(&buf[1..]).map(|n| n + 1);
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 fn meta_str<'a>(doc: &'a Document, key: &str) -> Outcome<Option<&'a str>> {
