@@ -299,8 +299,72 @@ where
     group.finish();
 }
 
+/// `KIPROP_PROFILE=<dataset>/<op>/<row>:<n>` (dataset `minecraft_savedata` or `mk48`, op
+/// `serialize` or `deserialize`, row `kiprop-shallow`, `kiprop-deep` or `postcard`): runs that
+/// operation `n` times on the whole dataset, outside criterion, for an instruction counter
+/// (`valgrind --tool=callgrind`; two runs with different `n` give the count of one operation).
+/// Returns whether it ran.
+fn profile(data: &Datasets) -> bool {
+    let Ok(spec) = std::env::var("KIPROP_PROFILE") else { return false };
+    let (what, n) = spec.rsplit_once(':').expect("KIPROP_PROFILE=<dataset>/<op>/<row>:<n>");
+    let n: u32 = n.parse().expect("KIPROP_PROFILE count");
+    let parts: Vec<&str> = what.split('/').collect();
+    let [dataset, op, row] = parts[..] else { panic!("KIPROP_PROFILE=<dataset>/<op>/<row>:<n>") };
+    match dataset {
+        "minecraft_savedata" => profile_one(&data.minecraft, op, row, n),
+        "mk48" => profile_one(&data.mk48, op, row, n),
+        other => panic!("KIPROP_PROFILE: unknown dataset {other}"),
+    }
+    true
+}
+
+fn profile_one<T>(value: &T, op: &str, row: &str, n: u32)
+where
+    T: serde::Serialize + for<'de> serde::Deserialize<'de> + PartialEq,
+{
+    use super::Codec;
+    let opts = ROWS.iter().find(|(name, _)| *name == row).map(|(_, o)| *o);
+    let mut buf = Vec::new();
+    match opts {
+        Some(opts) => encode(opts, value, &mut buf),
+        None if row == "postcard" => super::anchors::Postcard::encode(value, &mut buf),
+        None => panic!("KIPROP_PROFILE: unknown row {row}"),
+    }
+    profile_loop(value, &buf, op, opts, n);
+}
+
+/// The measured part of [`profile`] (callgrind: `--toggle-collect='*profile_loop*'`).
+#[inline(never)]
+fn profile_loop<T>(value: &T, buf: &[u8], op: &str, opts: Option<Options>, n: u32)
+where
+    T: serde::Serialize + for<'de> serde::Deserialize<'de> + PartialEq,
+{
+    use super::Codec;
+    // Like the criterion rows: one output buffer, cleared and reused.
+    let mut out = Vec::with_capacity(buf.len());
+    for _ in 0..n {
+        out.clear();
+        match (op, opts) {
+            ("serialize", Some(opts)) => {
+                encode(opts, black_box(value), &mut out);
+                black_box(out.len());
+            }
+            ("serialize", None) => {
+                super::anchors::Postcard::encode(black_box(value), &mut out);
+                black_box(out.len());
+            }
+            ("deserialize", Some(opts)) => drop(black_box(decode::<T>(opts, black_box(buf)))),
+            ("deserialize", None) => drop(black_box(super::anchors::Postcard::decode::<T>(black_box(buf)))),
+            _ => panic!("KIPROP_PROFILE: unknown op {op}"),
+        }
+    }
+}
+
 /// Registers the kiprop rows (and adds their names to the report's rows).
 pub fn bench(c: &mut Criterion, data: &Datasets, rows: &mut Vec<&'static str>) {
+    if profile(data) {
+        return;
+    }
     for (row, opts) in ROWS {
         rows.push(row);
         bench_one::<Players>(c, "minecraft_savedata", row, opts, &data.minecraft);

@@ -396,6 +396,8 @@ pub struct ClassDef {
     /// Whether every property passes a shallow-mode inclusion test, for the last inclusion
     /// asked about: `key << 1 | answer` ([`Inclusion::key`] is never 0, so 0 is "not known").
     all_included: InclusionCache,
+    /// Whether a property is DELTA_ENCODE (shallow data may then leave it out).
+    pub(crate) has_delta: bool,
 }
 
 /// See [`ClassDef::all_included`].
@@ -520,10 +522,12 @@ impl ClassDef {
                 }
             }
         }
+        let has_delta = props.iter().any(|p| p.has(flags::DELTA_ENCODE));
         ClassDef {
             name,
             hash,
             bases,
+            has_delta,
             props,
             by_tag,
             by_name,

@@ -173,7 +173,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         charge: bool,
     ) -> Result<V::Value> {
         let mut access = self.object_body(class, header, fields, charge)?;
-        let value = v.visit_map(&mut access)?;
+        // Shallow data whose every property is there, in the serde struct's field order: the
+        // properties as a sequence (no keys), as formats without names hand derived structs.
+        let value = if access.by_index && access.all_in && access.header == 4 && !class.has_delta {
+            v.visit_seq(PropertySeq(&mut access))?
+        } else {
+            v.visit_map(&mut access)?
+        };
         access.finish()?;
         Ok(value)
     }
@@ -575,5 +581,32 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple
         tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The properties of a shallow object as a sequence, in id order (see
+/// [`Deserializer::visit_object`]): every property is present, none is DELTA_ENCODE, and the
+/// serde struct's fields are the properties.
+pub(super) struct PropertySeq<'b, 'a, 'de, 't, I: Input<'de>>(&'b mut ObjectAccess<'a, 'de, 't, I>);
+
+impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        let acc = &mut *self.0;
+        let Some(prop) = acc.class.props.get(acc.idx) else {
+            acc.done = true;
+            return Ok(None);
+        };
+        acc.idx += 1;
+        // After the last property there is nothing left for `finish` to skip.
+        acc.done = acc.idx == acc.class.props.len();
+        let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence: false };
+        seed.deserialize(ValueDe { d: &mut *acc.d, slot }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.class.props.len() - self.0.idx)
     }
 }
