@@ -9,6 +9,7 @@ use testkit::datasets::{self, log, mesh, minecraft, mk48};
 fn run<T: Serialize + DeserializeOwned + PartialEq>(value: &T, opts: &Options, op: &str, n: usize) {
     let mut ser = Serializer::with_options(opts.clone());
     let bytes = ser.serialize(value).expect("encode").to_vec();
+    let pc = postcard::to_allocvec(value).expect("encode");
     for _ in 0..n {
         match op {
             "ser" => {
@@ -22,7 +23,6 @@ fn run<T: Serialize + DeserializeOwned + PartialEq>(value: &T, opts: &Options, o
                 std::hint::black_box(postcard::to_allocvec(std::hint::black_box(value)).expect("encode").len());
             }
             "pde" => {
-                let pc = postcard::to_allocvec(value).expect("encode");
                 let back: T = postcard::from_bytes(std::hint::black_box(&pc)).expect("decode");
                 assert!(back == *value);
             }
@@ -53,9 +53,27 @@ fn main() {
             }
         }
         "log" => run(&log::generate(datasets::LOG_FULL), &opts, op, n),
+        "mesh-official" => {
+            // The official builder with flatc-generated code, for instruction-count ratios (op: ser).
+            use flatbuf_oracle::mesh::bench::mesh as fm;
+            let m = mesh::generate(datasets::MESH_FULL);
+            let v3 = |v: &mesh::Vector3| fm::Vector3::new(v.x, v.y, v.z);
+            let mut b = flatbuf_oracle::flatbuffers::FlatBufferBuilder::with_capacity(1 << 20);
+            for _ in 0..n {
+                b.reset();
+                b.start_vector::<fm::Triangle>(m.triangles.len());
+                for t in std::hint::black_box(&m).triangles.iter().rev() {
+                    b.push(fm::Triangle::new(&v3(&t.v0), &v3(&t.v1), &v3(&t.v2), &v3(&t.normal)));
+                }
+                let tris = b.end_vector(m.triangles.len());
+                let root = fm::Mesh::create(&mut b, &fm::MeshArgs { triangles: Some(tris) });
+                b.finish(root, None);
+                std::hint::black_box(b.finished_data().len());
+            }
+        }
         "mesh" => run(&mesh::generate(datasets::MESH_FULL), &opts, op, n),
         "minecraft" => run(&minecraft::generate(datasets::MINECRAFT_FULL), &opts, op, n),
         "mk48" => run(&mk48::generate(datasets::MK48_FULL), &opts, op, n),
-        _ => panic!("dataset: log, mesh, minecraft or mk48"),
+        _ => panic!("dataset: log, log-borrowed, mesh, mesh-official, minecraft or mk48"),
     }
 }

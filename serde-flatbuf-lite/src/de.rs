@@ -16,10 +16,12 @@ use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, has_explicit_ids, split_default};
 use crate::options::{InlineCache, Options};
 
+mod packed;
 mod structs;
 
+use packed::PackedVector;
 pub(crate) use structs::Layouts;
-use structs::{UnitEnumAccess, inline_struct};
+use structs::{Shape, UnitEnumAccess, inline_struct};
 
 /// Decodes FlatBuffers. Use [`from_slice`](crate::from_slice) unless you drive serde yourself.
 ///
@@ -46,8 +48,8 @@ pub struct Deserializer<'de> {
     apparent_limit: usize,
     /// A union type read from a `UnionType` placeholder: (table, slot, type).
     pending_union: Option<(usize, usize, u8)>,
-    /// Size of the last inline vector element read (the vector's stride).
-    elem_size: usize,
+    /// Shape of the last vector element read (its size is the vector's stride).
+    elem: Shape,
     layouts: Option<Layouts>,
     /// Answers of `Options::inline_struct` for the struct names seen lately.
     inline_cache: InlineCache,
@@ -69,7 +71,7 @@ impl<'de> Deserializer<'de> {
             apparent: 0,
             apparent_limit: opts.apparent_limit(bytes.len()),
             pending_union: None,
-            elem_size: 0,
+            elem: Shape::default(),
             layouts: None,
             inline_cache: InlineCache::default(),
         }
@@ -295,7 +297,7 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Field { pos, .. } => read_array::<N>(self.d.buf, pos),
             Place::Elem { inline, .. } => {
                 let v = read_array::<N>(self.d.buf, inline)?;
-                self.d.elem_size = N;
+                self.d.elem = Shape { size: N, align: N.min(8), packed: true, name: None };
                 Ok(v)
             }
             Place::Root => Err(root_must_be_table()),
@@ -324,16 +326,16 @@ impl<'de> ValueDe<'_, 'de> {
     #[inline]
     fn done_offset(&mut self) {
         if let Place::Elem { .. } = self.place {
-            self.d.elem_size = 4;
+            self.d.elem = Shape { size: 4, align: 4, packed: false, name: None };
         }
     }
 
-    fn inline_struct<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+    fn inline_struct<V: Visitor<'de>>(self, name: Option<&'static str>, len: usize, visitor: V) -> Result<V::Value> {
         match self.place {
             Place::Field { pos, .. } => Ok(inline_struct(self.d.buf, self.d.layouts.as_ref(), pos, len, visitor)?.0),
             Place::Elem { inline, .. } => {
-                let (value, size) = inline_struct(self.d.buf, self.d.layouts.as_ref(), inline, len, visitor)?;
-                self.d.elem_size = size;
+                let (value, shape) = inline_struct(self.d.buf, self.d.layouts.as_ref(), inline, len, visitor)?;
+                self.d.elem = Shape { name, ..shape };
                 Ok(value)
             }
             Place::Root => Err(root_must_be_table()),
@@ -531,7 +533,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         match self.place {
             Place::Field { pos, .. } => {
                 let (area, count) = self.d.vector(pos)?;
-                visitor.visit_seq(SeqAccess { d: self.d, area, count, i: 0, stride: 0 })
+                visitor.visit_seq(SeqAccess { d: self.d, area, count, i: 0, stride: 0, packed: None })
             }
             Place::Elem { .. } => Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
             Place::Root => Err(root_must_be_table()),
@@ -543,7 +545,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        self.inline_struct(len, visitor)
+        self.inline_struct(None, len, visitor)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -552,7 +554,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        self.inline_struct(len, visitor)
+        self.inline_struct(None, len, visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -580,7 +582,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             Place::Root | Place::Union { .. } => false,
             _ => self.d.is_inline(name),
         };
-        if inline { self.inline_struct(fields.len(), visitor) } else { self.table(fields, visitor) }
+        if inline { self.inline_struct(Some(name), fields.len(), visitor) } else { self.table(fields, visitor) }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -768,6 +770,8 @@ struct SeqAccess<'a, 'de> {
     count: usize,
     i: usize,
     stride: usize,
+    /// Set after the first element when the others can be read in bulk (see `de/packed.rs`).
+    packed: Option<PackedVector>,
 }
 
 impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
@@ -791,11 +795,25 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
         }
         let i = self.i;
         self.i += 1;
+        if let Some(v) = &self.packed {
+            if v.same_seed::<T>() {
+                let at = self.area + i * self.stride;
+                // In bounds: the whole vector was checked at the first element.
+                let Some(elem) = self.d.buf.get(at..at + self.stride) else {
+                    return Err(past_the_end(at, self.stride));
+                };
+                return packed::element(seed, elem, at, v).map(Some);
+            }
+        }
+        if i == 0 {
+            self.d.elem = Shape::default();
+        }
         let place = Place::Elem { inline: self.area + i * self.stride, offset: self.area + 4 * i };
         let value = seed.deserialize(ValueDe { d: self.d, place })?;
         if i == 0 {
             // The first element tells the element size: check that all of them fit, and count them.
-            self.stride = self.d.elem_size;
+            let shape = self.d.elem;
+            self.stride = shape.size;
             let bytes = self.count as u64 * self.stride as u64;
             if bytes > (self.d.buf.len() - self.area) as u64 {
                 return Err(Error::at(
@@ -805,6 +823,10 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
                 ));
             }
             self.d.count(bytes as usize, self.area)?;
+            if shape.packed && self.count > 1 && self.area % shape.align == 0 {
+                let seed = std::any::type_name::<T>();
+                self.packed = Some(PackedVector { align: shape.align, name: shape.name, seed });
+            }
         }
         Ok(Some(value))
     }

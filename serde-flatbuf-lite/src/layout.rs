@@ -117,6 +117,26 @@ impl Builder {
         Ok(self.used() as u32)
     }
 
+    /// Claims a vector of `count` inline elements of `size` bytes (alignment `align`) at the front and writes
+    /// its length; the elements are filled in later through [`bytes_at_mut`](Self::bytes_at_mut). Returns the
+    /// vector's distance (element 0 starts 4 bytes after it), or `None` if the vector could not fit in a
+    /// buffer.
+    pub(crate) fn vector_region(&mut self, count: usize, size: usize, align: usize) -> Result<Option<u32>> {
+        let bytes = match count.checked_mul(size) {
+            Some(b) if b <= MAX_BUFFER => b,
+            _ => return Ok(None),
+        };
+        self.prealign(bytes, OFFSET.max(align))?;
+        let out = self.alloc(OFFSET + bytes)?;
+        out[..4].copy_from_slice(&(count as u32).to_le_bytes());
+        Ok(Some(self.used() as u32))
+    }
+
+    /// Gives back the `n` bytes at the front (the last ones claimed).
+    pub(crate) fn release(&mut self, n: usize) {
+        self.head += n;
+    }
+
     /// Writes a vector of uoffsets to the objects at the given distances and returns its distance.
     pub(crate) fn offset_vector(&mut self, targets: &[u32]) -> Result<u32> {
         let bytes = targets.len() * OFFSET;
@@ -137,6 +157,13 @@ impl Builder {
     pub(crate) fn patch_u32(&mut self, at: usize, value: u32) {
         let i = self.buf.len() - at;
         self.buf[i..i + 4].copy_from_slice(&value.to_le_bytes());
+    }
+
+    /// The bytes already claimed at distance `at`, to overwrite.
+    #[inline(always)]
+    pub(crate) fn bytes_at_mut(&mut self, at: usize, len: usize) -> &mut [u8] {
+        let i = self.buf.len() - at;
+        &mut self.buf[i..i + len]
     }
 
     /// The bytes of an object already written, starting at distance `at`.

@@ -18,8 +18,10 @@ use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, split_default};
 use crate::options::{InlineCache, Options};
 
+mod packed;
 mod structs;
 
+use packed::Packed;
 use structs::{MemberSer, StructState, round_struct, skip_in_struct, struct_impls};
 
 /// A reusable FlatBuffers builder driven by serde.
@@ -515,7 +517,7 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         value.serialize(ValueSer { s: self.s, place })
     }
 
-    fn serialize_seq(self, _len: Option<usize>) -> Result<SeqSer<'a>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a>> {
         match self.place {
             Place::Field { .. } => {}
             Place::Elem => return Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
@@ -530,6 +532,8 @@ impl<'a> ser::Serializer for ValueSer<'a> {
             offsets_start: s.offsets.len(),
             count: 0,
             saved,
+            len,
+            bulk: None,
             place: self.place,
             s,
         })
@@ -774,7 +778,7 @@ impl StructSer<'_> {
     }
 }
 
-struct_impls!(StructSer => Mark);
+struct_impls!(StructSer<'_> => Mark);
 
 /// A named struct: a table, or an inline struct when configured so.
 #[doc(hidden)]
@@ -822,6 +826,79 @@ pub struct SeqSer<'a> {
     offsets_start: usize,
     count: usize,
     saved: VecKind,
+    /// The length serde announced.
+    len: Option<usize>,
+    /// Packed inline elements written in place (see `ser/packed.rs`).
+    bulk: Option<Bulk>,
+}
+
+/// A vector of packed inline elements claimed in the builder for its announced length.
+#[derive(Debug, Clone, Copy)]
+struct Bulk {
+    /// The vector's distance; element `i` starts at distance `dist - 4 - i * size`.
+    dist: u32,
+    size: usize,
+    align: usize,
+    cap: usize,
+    /// The first element's struct name, if it was a named struct.
+    name: Option<&'static str>,
+}
+
+impl Bulk {
+    #[inline(always)]
+    fn elem(&self, i: usize) -> usize {
+        self.dist as usize - 4 - i * self.size
+    }
+}
+
+impl SeqSer<'_> {
+    /// After the first element: if it is a packed inline element and more are announced, claims the whole
+    /// vector in the builder and moves the first element there.
+    #[inline(never)]
+    fn try_bulk<T: ?Sized + Serialize>(&mut self, value: &T, n: usize) -> Result<()> {
+        let VecKind::Inline { size, align } = self.s.vec_kind else { return Ok(()) };
+        let (size, align) = (size as usize, align as usize);
+        let first = &self.s.scratch[self.elems_start..];
+        let mut again = vec![0u8; size];
+        let (packed, name) = {
+            let mut p = Packed::learn(&mut again);
+            (p.element(value, align), p.name())
+        };
+        if first.len() != size || !packed || again != first {
+            return Ok(());
+        }
+        let Some(dist) = self.s.b.vector_region(n, size, align)? else { return Ok(()) };
+        let bulk = Bulk { dist, size, align, cap: n, name };
+        self.s.b.bytes_at_mut(bulk.elem(0), size).copy_from_slice(&self.s.scratch[self.elems_start..]);
+        self.s.scratch.truncate(self.elems_start);
+        self.bulk = Some(bulk);
+        Ok(())
+    }
+
+    /// An element [`Packed`] refused: the general writer lays it out (and checks it has the vector's shape),
+    /// then it is copied into its place.
+    #[cold]
+    #[inline(never)]
+    fn bulk_fallback<T: ?Sized + Serialize>(&mut self, value: &T, bulk: Bulk, i: usize) -> Result<()> {
+        value.serialize(ValueSer { s: self.s, place: Place::Elem })?;
+        let s = &mut *self.s;
+        s.b.bytes_at_mut(bulk.elem(i), bulk.size).copy_from_slice(&s.scratch[self.elems_start..]);
+        s.scratch.truncate(self.elems_start);
+        Ok(())
+    }
+
+    /// Gives the claimed vector back and moves the elements written so far to the scratch list (more or
+    /// fewer elements than announced).
+    #[cold]
+    #[inline(never)]
+    fn unbulk(&mut self) {
+        if let Some(bulk) = self.bulk.take() {
+            let s = &mut *self.s;
+            let written = s.b.bytes_at(bulk.elem(0), self.count * bulk.size);
+            s.scratch.extend_from_slice(written);
+            s.b.release(4 + bulk.cap * bulk.size);
+        }
+    }
 }
 
 impl ser::SerializeSeq for SeqSer<'_> {
@@ -830,11 +907,37 @@ impl ser::SerializeSeq for SeqSer<'_> {
 
     #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if let Some(bulk) = self.bulk {
+            let i = self.count;
+            if i < bulk.cap {
+                self.count += 1;
+                let out = self.s.b.bytes_at_mut(bulk.elem(i), bulk.size);
+                if Packed::check(out, bulk.name).element(value, bulk.align) {
+                    return Ok(());
+                }
+                return self.bulk_fallback(value, bulk, i);
+            }
+            self.unbulk();
+        }
         self.count += 1;
-        value.serialize(ValueSer { s: self.s, place: Place::Elem }).map(drop)
+        value.serialize(ValueSer { s: self.s, place: Place::Elem })?;
+        if self.count == 1 {
+            if let Some(n @ 2..) = self.len {
+                self.try_bulk(value, n)?;
+            }
+        }
+        Ok(())
     }
 
-    fn end(self) -> Result<Mark> {
+    fn end(mut self) -> Result<Mark> {
+        if let Some(bulk) = self.bulk {
+            if self.count == bulk.cap {
+                let s = self.s;
+                s.vec_kind = self.saved;
+                return s.offset(self.place, bulk.dist, "a vector");
+            }
+            self.unbulk();
+        }
         let s = self.s;
         let dist = match s.vec_kind {
             // The element type is unknown without elements; the official verifier still checks the (empty)

@@ -21,14 +21,28 @@ pub(super) fn inline_struct<'de, V: Visitor<'de>>(
     start: usize,
     len: usize,
     visitor: V,
-) -> Result<(V::Value, usize)> {
-    let mut c = Cursor { cur: start, start, started: true, anchor: start, align: 1, guess: false };
+) -> Result<(V::Value, Shape)> {
+    let mut c = Cursor { cur: start, start, started: true, anchor: start, align: 1, guess: false, bytes: 0 };
     let value = visitor.visit_seq(StructAccess { buf, layouts, c: &mut c, remaining: len })?;
     if c.cur == c.start {
         return Err(empty_struct());
     }
     let a = c.align;
-    Ok((value, ((c.cur - c.start) + a - 1) & !(a - 1)))
+    let size = ((c.cur - c.start) + a - 1) & !(a - 1);
+    Ok((value, Shape { size, align: a, packed: c.bytes == size, name: None }))
+}
+
+/// The shape of an inline value read as a vector element: what the vector's other elements must share.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Shape {
+    /// Size in bytes (the vector's stride).
+    pub(super) size: usize,
+    /// Alignment.
+    pub(super) align: usize,
+    /// Whether its members follow each other without padding (scalars always do).
+    pub(super) packed: bool,
+    /// The struct name, for a named struct.
+    pub(super) name: Option<&'static str>,
 }
 
 /// Decodes a struct nested in the open struct `parent`, at its cursor.
@@ -42,7 +56,7 @@ fn nested_struct<'de, V: Visitor<'de>>(
 ) -> Result<V::Value> {
     let origin = parent.cur;
     let anchor = if parent.started { parent.start } else { parent.anchor };
-    let mut c = Cursor { cur: origin, start: 0, started: false, anchor, align: 1, guess: parent.guess };
+    let mut c = Cursor { cur: origin, start: 0, started: false, anchor, align: 1, guess: parent.guess, bytes: 0 };
     let mut check = false;
     let known = match layouts {
         Some(l) => known_align(l, std::any::type_name::<V>()),
@@ -70,6 +84,7 @@ fn nested_struct<'de, V: Visitor<'de>>(
         return Err(ambiguous(origin));
     }
     parent.cur = c.start + (((c.cur - c.start) + a - 1) & !(a - 1));
+    parent.bytes += c.bytes;
     if a > parent.align {
         parent.align = a;
     }
@@ -102,6 +117,8 @@ struct Cursor {
     align: usize,
     /// Inside a nested struct whose start was inferred from its first member.
     guess: bool,
+    /// Bytes of the members read so far (a struct without padding has `size` of them).
+    bytes: usize,
 }
 
 /// `pos` rounded up to a multiple of `align` relative to `base`.
@@ -125,6 +142,7 @@ impl Cursor {
             return Err(ambiguous(self.start));
         }
         self.cur = pos + N;
+        self.bytes += N;
         if a > self.align {
             self.align = a;
         }

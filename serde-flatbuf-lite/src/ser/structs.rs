@@ -111,8 +111,8 @@ impl NestedSer<'_> {
 
 /// The tuple, tuple-struct and struct impls of an inline-struct serializer with `member` and `finish` methods.
 macro_rules! struct_impls {
-    ($($ty:ident => $ok:ty),*) => {$(
-        impl ser::SerializeTuple for $ty<'_> {
+    ($($ty:ty => $ok:ty),*) => {$(
+        impl ser::SerializeTuple for $ty {
             type Ok = $ok;
             type Error = Error;
 
@@ -127,7 +127,7 @@ macro_rules! struct_impls {
             }
         }
 
-        impl ser::SerializeTupleStruct for $ty<'_> {
+        impl ser::SerializeTupleStruct for $ty {
             type Ok = $ok;
             type Error = Error;
 
@@ -142,7 +142,7 @@ macro_rules! struct_impls {
             }
         }
 
-        impl ser::SerializeStruct for $ty<'_> {
+        impl ser::SerializeStruct for $ty {
             type Ok = $ok;
             type Error = Error;
 
@@ -152,7 +152,7 @@ macro_rules! struct_impls {
             }
 
             fn skip_field(&mut self, key: &'static str) -> Result<()> {
-                Err(skip_in_struct(key))
+                Err($crate::ser::structs::skip_in_struct(key))
             }
 
             #[inline(always)]
@@ -165,7 +165,7 @@ macro_rules! struct_impls {
 
 pub(super) use struct_impls;
 
-struct_impls!(NestedSer => ());
+struct_impls!(NestedSer<'_> => ());
 
 #[cold]
 pub(super) fn skip_in_struct(key: &str) -> Error {
