@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::formats::{self, Context};
 use crate::output;
-use crate::run::{FAILED, USAGE};
+use crate::status::{FAILED, USAGE};
 
 /// Longest value shown on a difference line.
 const MAX_SHOWN: usize = 120;

@@ -3,7 +3,19 @@
 
 use std::fmt::Write as _;
 
-use crate::formats::Note;
+/// A span of the input and what it means, for the annotated hex dump.
+#[derive(Debug, Clone)]
+pub(crate) struct Note {
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    pub(crate) meaning: String,
+}
+
+impl Note {
+    pub(crate) fn new(start: usize, len: usize, meaning: impl Into<String>) -> Self {
+        Note { start, len, meaning: meaning.into() }
+    }
+}
 
 /// Rows shown of one long span (16 bytes each); the rest is summarised.
 const MAX_ROWS: usize = 256;

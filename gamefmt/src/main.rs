@@ -8,6 +8,7 @@ mod formats;
 mod hex;
 mod output;
 mod run;
+mod status;
 
 use std::process::ExitCode;
 

@@ -11,10 +11,7 @@ use rayon::prelude::*;
 use crate::cli::{BrsonCommand, Cli, Command, Format, OutputArgs};
 use crate::formats::{self, Context, Failure};
 use crate::output;
-
-/// Exit statuses.
-pub(crate) const FAILED: u8 = 1;
-pub(crate) const USAGE: u8 = 2;
+use crate::status::{FAILED, USAGE};
 
 /// Prints a usage error and returns status 2.
 pub(crate) fn usage(message: impl std::fmt::Display) -> u8 {

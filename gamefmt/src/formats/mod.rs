@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::cli::{CompressionArg, Format, FormatArgs};
+pub(crate) use crate::hex::Note;
 
 pub(crate) use brson::urls;
 
@@ -198,20 +199,6 @@ pub(crate) fn to_json_value(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome
     let json = decode(&compact, path, bytes)?.bytes;
     let value = serde_json::from_slice(&json).map_err(|e| Failure::input(format, e))?;
     Ok((format, value))
-}
-
-/// A span of the input and what it means, for the annotated hex dump.
-#[derive(Debug, Clone)]
-pub(crate) struct Note {
-    pub(crate) start: usize,
-    pub(crate) len: usize,
-    pub(crate) meaning: String,
-}
-
-impl Note {
-    pub(crate) fn new(start: usize, len: usize, meaning: impl Into<String>) -> Self {
-        Note { start, len, meaning: meaning.into() }
-    }
 }
 
 /// A size with its unit.
