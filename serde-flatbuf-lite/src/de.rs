@@ -160,7 +160,8 @@ impl<'de> Deserializer<'de> {
             ));
         }
         let t = Table::open(self.buf, pos)?;
-        self.count(t.size, pos)?;
+        // The soffset and the vtable (the table-size entry is not trusted, so not used here).
+        self.count(4 + t.vt_len, pos)?;
         Ok(t)
     }
 
@@ -273,8 +274,9 @@ enum Place {
     /// A union's table, through the uoffset at `pos`.
     Union { pos: usize },
     /// An absent field of a map entry (key or value): reads as its default, as in the official
-    /// libraries (builders leave out default scalars, keys included).
-    Absent,
+    /// libraries (builders leave out default scalars, keys included), except a string key: flatc makes
+    /// `(key)` string fields required, so an entry table at `key_of` without one is rejected.
+    Absent { key_of: Option<usize> },
     /// The first element of an empty vector at `at`, decoded only to learn the element type's
     /// alignment (the official verifier checks it whatever the length): a misaligned scalar fails with
     /// `Misaligned`, anything else with `probe_done`.
@@ -302,7 +304,7 @@ impl<'de> ValueDe<'_, 'de> {
             }
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
-            Place::Absent => Ok([0; N]),
+            Place::Absent { .. } => Ok([0; N]),
             Place::Probe { at } if at % N.min(8) != 0 => Err(crate::layout::misaligned(at, N.min(8))),
             Place::Probe { .. } => Err(probe_done()),
             Place::Default { text } => Err(default_not_scalar(text)),
@@ -316,7 +318,7 @@ impl<'de> ValueDe<'_, 'de> {
             Place::Field { pos, .. } | Place::Union { pos } => Ok(pos),
             Place::Elem { offset, .. } => Ok(offset),
             Place::Root => Err(root_must_be_table()),
-            Place::Absent => Err(absent_value()),
+            Place::Absent { .. } => Err(absent_value()),
             Place::Probe { .. } => Err(probe_done()),
             Place::Default { text } => Err(default_not_scalar(text)),
         }
@@ -340,7 +342,7 @@ impl<'de> ValueDe<'_, 'de> {
             }
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
-            Place::Absent => Err(absent_value()),
+            Place::Absent { .. } => Err(absent_value()),
             Place::Probe { .. } => Err(probe_done()),
             Place::Default { text } => Err(default_not_scalar(text)),
         }
@@ -384,6 +386,15 @@ fn default_not_scalar(text: &str) -> Error {
 #[cold]
 fn probe_done() -> Error {
     Error::new(ErrorKind::Message, "alignment probe of an empty vector")
+}
+
+#[cold]
+fn missing_string_key(entry: usize) -> Error {
+    Error::at(
+        ErrorKind::MissingRequiredField,
+        entry,
+        "map entry without its key: a string key is required (flatc makes `(key)` string fields required)",
+    )
 }
 
 #[cold]
@@ -456,8 +467,10 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
-        if let Place::Absent = self.place {
-            return visitor.visit_borrowed_str("");
+        match self.place {
+            Place::Absent { key_of: Some(entry) } => return Err(missing_string_key(entry)),
+            Place::Absent { key_of: None } => return visitor.visit_borrowed_str(""),
+            _ => {}
         }
         let pos = self.offset_pos()?;
         let s = self.d.string(pos)?;
@@ -474,7 +487,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         if let Place::Elem { .. } = self.place {
             return Err(Error::unsupported("vectors of vectors"));
         }
-        if let Place::Absent = self.place {
+        if let Place::Absent { .. } = self.place {
             return visitor.visit_borrowed_bytes(&[]);
         }
         let pos = self.offset_pos()?;
@@ -489,7 +502,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.place {
-            Place::Absent => visitor.visit_none(),
+            Place::Absent { .. } => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
     }
@@ -538,7 +551,9 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             Place::Elem { .. } => Err(Error::unsupported("vectors of vectors (use a vector of tables)")),
             Place::Root => Err(root_must_be_table()),
             Place::Union { .. } => Err(union_member()),
-            Place::Absent => visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(std::iter::empty::<()>())),
+            Place::Absent { .. } => {
+                visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(std::iter::empty::<()>()))
+            }
             Place::Probe { .. } => Err(probe_done()),
             Place::Default { text } => Err(default_not_scalar(text)),
         }
@@ -596,6 +611,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
                 if t == table && s + 1 == slot {
                     self.d.pending_union = None;
                     if ty == 0 {
+                        // Not reached through `TableAccess`, which skips a value next to NONE as absent.
                         return Err(Error::at(
                             ErrorKind::InconsistentUnion,
                             pos,
@@ -708,6 +724,12 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
                 index
             };
             if let Some(pos) = self.table.field(self.d.buf, slot) {
+                if slot > 0 && self.d.pending_union == Some((self.table.pos, slot - 1, 0)) {
+                    // A union value next to a type stored as NONE: ignored as if absent, like the official
+                    // verifier and readers (which never look at it).
+                    self.d.pending_union = None;
+                    continue;
+                }
                 self.pos = pos;
                 self.slot = slot;
                 self.default = None;
@@ -862,7 +884,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         // An absent key is the key type's default: the official builders leave out default scalars.
         let key_place = match table.field(self.d.buf, 0) {
             Some(key_pos) => Place::Field { pos: key_pos, slot: 0, table: pos },
-            None => Place::Absent,
+            None => Place::Absent { key_of: Some(pos) },
         };
         let value_pos = table.field(self.d.buf, 1);
         self.entry = Some((table, value_pos));
@@ -875,7 +897,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         };
         let place = match value_pos {
             Some(pos) => Place::Field { pos, slot: 1, table: table.pos },
-            None => Place::Absent,
+            None => Place::Absent { key_of: None },
         };
         seed.deserialize(ValueDe { d: self.d, place })
     }

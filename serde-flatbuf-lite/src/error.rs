@@ -21,7 +21,7 @@ pub enum ErrorKind {
     OutOfBounds,
     /// A scalar, offset, vtable or vector is not aligned to its size relative to the buffer start.
     Misaligned,
-    /// A vtable is malformed: odd length, shorter than its 4-byte header, or outside the buffer.
+    /// A vtable is malformed: odd length, or outside the buffer.
     InvalidVtable,
     /// A string is not valid UTF-8.
     InvalidUtf8,
@@ -29,7 +29,8 @@ pub enum ErrorKind {
     MissingNulTerminator,
     /// A value does not fit the Rust type (an invalid `char`, an out-of-range enum index, …).
     InvalidValue,
-    /// A union's type slot and value slot disagree (one present without the other, or NONE with a value).
+    /// A union's type slot and value slot disagree: a type other than NONE without a value, or a value
+    /// without a type. (A value next to a type stored as NONE is ignored, as the official readers do.)
     InconsistentUnion,
     /// More nested tables than the configured depth limit (64 by default, like the official verifiers).
     DepthLimitExceeded,
@@ -47,6 +48,9 @@ pub enum ErrorKind {
     /// low-level [`Deserializer`](crate::Deserializer) instead of [`from_slice`](crate::from_slice) (which
     /// resolves it by tracing the type).
     AmbiguousStructLayout,
+    /// A field the FlatBuffers schema makes required is absent: a map entry's string key (flatc makes
+    /// `(key)` string fields required).
+    MissingRequiredField,
 }
 
 impl ErrorKind {
@@ -69,6 +73,7 @@ impl ErrorKind {
             ErrorKind::IdentifierMismatch => "file identifier mismatch",
             ErrorKind::SizePrefixMismatch => "size prefix mismatch",
             ErrorKind::AmbiguousStructLayout => "ambiguous struct layout",
+            ErrorKind::MissingRequiredField => "missing required field",
         }
     }
 }

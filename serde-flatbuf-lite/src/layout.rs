@@ -438,7 +438,8 @@ pub(crate) fn read_u32(buf: &[u8], pos: usize) -> Result<u32> {
 pub(crate) fn follow(buf: &[u8], pos: usize) -> Result<usize> {
     let off = read_u32(buf, pos)? as usize;
     let target = pos + off;
-    if off == 0 || target >= buf.len() {
+    // An offset of 0 (the object starts at the offset itself) is legal to the official verifier.
+    if target >= buf.len() {
         return Err(Error::at(ErrorKind::OutOfBounds, pos, format!("uoffset {off} leads outside the buffer")));
     }
     Ok(target)
@@ -459,20 +460,20 @@ pub(crate) fn out_of_bounds(pos: usize, len: usize) -> Error {
 pub(crate) struct Table {
     pub(crate) pos: usize,
     pub(crate) vtable: usize,
-    /// Vtable length in bytes (≥ 4, even, in bounds).
+    /// Vtable length in bytes (even, in bounds; may be 0 or 2, which leaves every field absent).
     pub(crate) vt_len: usize,
-    /// The inline size the vtable declares.
-    pub(crate) size: usize,
 }
 
 impl Table {
-    /// Verifies the table at `pos`: soffset in bounds and aligned, vtable 2-aligned, even length ≥ 4,
-    /// entirely inside the buffer.
+    /// Verifies the table at `pos` with the official verifier's rules: soffset in bounds and 4-aligned, vtable
+    /// 2-aligned, its length even and the whole vtable inside the buffer. A vtable length below 4 (even 0)
+    /// is accepted and leaves every field absent. The vtable's table-size entry is never read (the official
+    /// verifier ignores it too): each field read is checked against the buffer on its own.
     #[inline]
     pub(crate) fn open(buf: &[u8], pos: usize) -> Result<Table> {
         let soffset = i32::from_le_bytes(read_array::<4>(buf, pos)?);
         let vtable = pos as i64 - i64::from(soffset);
-        if vtable < 0 || vtable as usize + 4 > buf.len() {
+        if vtable < 0 || vtable as usize >= buf.len() {
             return Err(Error::at(
                 ErrorKind::InvalidVtable,
                 pos,
@@ -480,18 +481,12 @@ impl Table {
             ));
         }
         let vtable = vtable as usize;
-        if vtable % 2 != 0 {
-            return Err(misaligned(vtable, 2));
-        }
-        let vt_len = u16::from_le_bytes([buf[vtable], buf[vtable + 1]]) as usize;
-        let size = u16::from_le_bytes([buf[vtable + 2], buf[vtable + 3]]) as usize;
-        if vt_len < 4 || vt_len % 2 != 0 || vtable + vt_len > buf.len() {
+        let [lo, hi] = read_array::<2>(buf, vtable)?;
+        let vt_len = u16::from_le_bytes([lo, hi]) as usize;
+        if vt_len % 2 != 0 || vtable + vt_len > buf.len() {
             return Err(Error::at(ErrorKind::InvalidVtable, vtable, format!("vtable length {vt_len}")));
         }
-        if size < 4 || pos + size > buf.len() {
-            return Err(Error::at(ErrorKind::InvalidVtable, vtable, format!("table size {size}")));
-        }
-        Ok(Table { pos, vtable, vt_len, size })
+        Ok(Table { pos, vtable, vt_len })
     }
 
     /// The position of slot `slot`'s data, or `None` when the slot is absent (0 or beyond a short vtable).

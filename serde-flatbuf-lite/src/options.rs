@@ -106,9 +106,9 @@ impl Options {
         self
     }
 
-    /// Maximum apparent size: the bytes of every object reached while decoding (table inline parts, strings,
-    /// vectors), shared objects counted each time they are reached, like the official verifier's measure
-    /// (which also counts vtables). FlatBuffers allows sharing, so a small buffer can describe a huge value,
+    /// Maximum apparent size: the bytes of every object reached while decoding (tables' soffsets and vtables,
+    /// strings, vectors), shared objects counted each time they are reached, like the official verifier's
+    /// measure (which also counts each field read). FlatBuffers allows sharing, so a small buffer can describe a huge value,
     /// and decoding into owned Rust values materializes every reference. By default the limit is
     /// `16 × buffer length + 1 MiB`, at most 2 GiB — unshared data never comes near it; `max_apparent_size(1
     /// << 31)` gives the official verifier's limit.
