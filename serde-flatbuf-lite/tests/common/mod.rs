@@ -3,6 +3,8 @@
 //! may leave out, `UnionType` placeholders before unions, `Deprecated` for deprecated slots.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod flatc;
+
 use std::fmt;
 
 use serde::de::{self, Visitor};
