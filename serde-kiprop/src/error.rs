@@ -1,5 +1,5 @@
 //! The one error type of the crate: an [`ErrorKind`] plus, where known, the bit offset in the
-//! object stream at which decoding failed.
+//! object stream at which decoding failed and the field path of the value being decoded.
 
 use std::fmt;
 
@@ -134,6 +134,9 @@ struct Inner {
     kind: ErrorKind,
     bit: Option<u64>,
     hint: Option<String>,
+    /// The field path, built while the error propagates out of nested values (innermost segment
+    /// first added, so each level prepends); a leading `.` is dropped when shown.
+    path: String,
 }
 
 /// `Result<T, serde_kiprop::Error>`.
@@ -142,11 +145,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     /// An error of this kind without a position.
     pub fn new(kind: ErrorKind) -> Self {
-        Error { inner: Box::new(Inner { kind, bit: None, hint: None }) }
+        Error { inner: Box::new(Inner { kind, bit: None, hint: None, path: String::new() }) }
     }
 
     pub(crate) fn at(kind: ErrorKind, bit: u64) -> Self {
-        Error { inner: Box::new(Inner { kind, bit: Some(bit), hint: None }) }
+        Error { inner: Box::new(Inner { kind, bit: Some(bit), hint: None, path: String::new() }) }
     }
 
     /// What went wrong.
@@ -168,6 +171,45 @@ impl Error {
     /// for trailing data: options that differ from the writer's). Part of the `Display` text.
     pub fn hint(&self) -> Option<&str> {
         self.inner.hint.as_deref()
+    }
+
+    /// Where in the decoded value the error happened: struct fields (class properties) joined by
+    /// `.`, sequence elements as `[3]` and map entries by key as `["key"]` (or `[7]` for a number
+    /// key), e.g. `m_players[3].m_pos.x`. `None` when the error is not inside a field (the root
+    /// object itself, framing, options, encoding).
+    ///
+    /// The path is assembled while the error travels out of the nested values, so decoding that
+    /// succeeds pays nothing for it. Also part of the `Display` text.
+    pub fn path(&self) -> Option<&str> {
+        let p = self.inner.path.strip_prefix('.').unwrap_or(&self.inner.path);
+        (!p.is_empty()).then_some(p)
+    }
+
+    /// Prepends the struct field (property) `name` to the path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_field(mut self, name: &str) -> Self {
+        let path = &mut self.inner.path;
+        path.insert_str(0, name);
+        path.insert(0, '.');
+        self
+    }
+
+    /// Prepends the sequence element `index` to the path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_element(mut self, index: usize) -> Self {
+        self.inner.path.insert_str(0, &format!("[{index}]"));
+        self
+    }
+
+    /// Prepends a map entry to the path: `segment` is the key already rendered (`"key"` quoted,
+    /// a number bare).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_entry(mut self, segment: &str) -> Self {
+        self.inner.path.insert_str(0, &format!("[{segment}]"));
+        self
     }
 
     pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -245,6 +287,9 @@ impl fmt::Display for Error {
         match self.inner.bit {
             Some(bit) => write!(f, "{} at byte {} (bit {})", self.inner.kind, bit / 8, bit)?,
             None => write!(f, "{}", self.inner.kind)?,
+        }
+        if let Some(path) = self.path() {
+            write!(f, ", in {path}")?;
         }
         match &self.inner.hint {
             Some(hint) => write!(f, "; {hint}"),

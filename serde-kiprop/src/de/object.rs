@@ -417,15 +417,32 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
         Ok(())
     }
 
+    /// Reads the pending property's value; an error names the property in its path.
     #[inline(always)]
     pub(super) fn value<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        self.value_at::<true, S>(seed)
+    }
+
+    /// Reads the pending property's value; with `NAMED` an error gets the property's name
+    /// prepended to its path (the key/value properties of a map entry are not named: the entry's
+    /// key is).
+    #[inline(always)]
+    pub(super) fn value_at<const NAMED: bool, S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let prop = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
         let shallow = self.d.shallow;
         let (kind, presence) = if shallow { (prop.kind, self.presence) } else { (self.pending_kind, false) };
         let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence };
-        let v = seed.deserialize(ValueDe { d: &mut *self.d, slot })?;
+        let v = match seed.deserialize(ValueDe { d: &mut *self.d, slot }) {
+            Ok(v) => v,
+            Err(e) if NAMED => return Err(e.in_field(&prop.name)),
+            Err(e) => return Err(e),
+        };
         if !shallow && (self.d.pos() != self.prop_end || self.d.ignored) {
-            self.end_deep_property(&slot, self.prop_end)?;
+            match self.end_deep_property(&slot, self.prop_end) {
+                Ok(()) => {}
+                Err(e) if NAMED => return Err(e.in_field(&prop.name)),
+                Err(e) => return Err(e),
+            }
         }
         Ok(v)
     }
@@ -603,7 +620,10 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
         // After the last property there is nothing left for `finish` to skip.
         acc.done = acc.idx == acc.class.props.len();
         let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence: false };
-        seed.deserialize(ValueDe { d: &mut *acc.d, slot }).map(Some)
+        match seed.deserialize(ValueDe { d: &mut *acc.d, slot }) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e.in_field(&prop.name)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -159,7 +159,7 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
             self.d.charge(crate::value::list_bytes(n as usize))?;
         }
         self.d.enter()?;
-        let mut access = ListAccess { d: &mut *self.d, slot: elem, left: n, min_bits };
+        let mut access = ListAccess { d: &mut *self.d, slot: elem, len: n, left: n, min_bits };
         let value = v.visit_seq(&mut access)?;
         if access.left != 0 {
             return Err(self.d.err(ErrorKind::Mismatch {
@@ -348,7 +348,8 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
             return Err(self.mismatch("a tuple"));
         }
         // A fixed array: its length comes from the Rust type, not the data (nothing reserved).
-        let mut access = ListAccess { d: &mut *self.d, slot: slot.element_of(), left: len as u32, min_bits: 0 };
+        let mut access =
+            ListAccess { d: &mut *self.d, slot: slot.element_of(), len: len as u32, left: len as u32, min_bits: 0 };
         let value = v.visit_seq(&mut access)?;
         if access.left != 0 {
             return Err(self.mismatch("a tuple that reads all its elements"));
@@ -369,7 +370,8 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 self.d.enter()?;
                 let class = self.d.types.get(c);
                 let slot = self.slot.element_of();
-                let mut access = PairsAccess { d: &mut *self.d, class, slot, left: n, saved: None };
+                let mut access =
+                    PairsAccess { d: &mut *self.d, class, slot, len: n, left: n, saved: None, entry_at: 0 };
                 let value = v.visit_map(&mut access)?;
                 if access.left != 0 {
                     return Err(self.mismatch("a map that reads all its entries"));
