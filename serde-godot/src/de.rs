@@ -225,8 +225,10 @@ impl<'de> Deserializer<'de> {
                 let hint = self.r.prealloc(count, 4);
                 let mut access = PackedStrings { de: self, remaining: count, hint };
                 let value = visitor.visit_seq(&mut access)?;
-                access.finish()?;
-                Ok(value)
+                match access.remaining {
+                    0 => Ok(value),
+                    n => short(count, count - n, "elements"),
+                }
             }
             T::PackedInt32Array
             | T::PackedInt64Array
@@ -242,7 +244,7 @@ impl<'de> Deserializer<'de> {
                 let value = visitor.visit_seq(&mut access)?;
                 match access.chunks.len() {
                     0 => Ok(value),
-                    n => Err(de::Error::invalid_length(n, &"fewer elements in the packed array")),
+                    n => short(bytes.len() / size, bytes.len() / size - n, "elements"),
                 }
             }
             T::NodePath => {
@@ -289,7 +291,7 @@ impl<'de> Deserializer<'de> {
         self.depth -= 1;
         match value {
             Ok(value) if remaining == 0 => Ok(value),
-            Ok(_) => short(count - remaining, "fewer elements in the Array"),
+            Ok(_) => short(count, count - remaining, "elements"),
             Err(e) => fail(e),
         }
     }
@@ -309,7 +311,7 @@ impl<'de> Deserializer<'de> {
         self.depth -= 1;
         match value {
             Ok(value) if remaining == 0 => Ok(value),
-            Ok(_) => short(count - remaining, "fewer entries in the Dictionary"),
+            Ok(_) => short(count, count - remaining, "entries"),
             Err(e) => fail(e),
         }
     }
@@ -727,11 +729,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 }
 
-/// A container whose visitor stopped before its end.
+/// A container of `found` elements whose visitor stopped after `wanted` (a `[T; 2]` given 3):
+/// "invalid length 3, expected 2 elements".
 #[cold]
 #[inline(never)]
-fn short<T>(read: usize, expected: &'static str) -> Result<T> {
-    Err(de::Error::invalid_length(read, &expected))
+fn short<T>(found: usize, wanted: usize, what: &'static str) -> Result<T> {
+    Err(de::Error::invalid_length(found, &format!("{wanted} {what}").as_str()))
 }
 
 /// Passes an error on out of line, so the success path of a container does not share its exit
@@ -805,15 +808,6 @@ struct PackedStrings<'a, 'de> {
     remaining: usize,
     /// How many strings a visitor may reserve room for (`Reader::prealloc`).
     hint: usize,
-}
-
-impl PackedStrings<'_, '_> {
-    fn finish(&self) -> Result<()> {
-        match self.remaining {
-            0 => Ok(()),
-            n => Err(de::Error::invalid_length(n, &"fewer elements in the PackedStringArray")),
-        }
-    }
 }
 
 impl<'de> SeqAccess<'de> for PackedStrings<'_, 'de> {

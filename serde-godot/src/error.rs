@@ -96,6 +96,11 @@ impl Error {
         &self.inner.kind
     }
 
+    /// What went wrong, by value (to take an [`ErrorKind::Io`]'s `io::Error` out).
+    pub fn into_kind(self) -> ErrorKind {
+        self.inner.kind
+    }
+
     /// The byte offset in the input where a decoding error was detected (the start of the value
     /// that failed, or the position of the bad length or byte); `None` for encoding errors.
     pub fn offset(&self) -> Option<usize> {
