@@ -75,11 +75,11 @@ impl Variant {
     /// Decodes one Variant from exactly `bytes` (trailing bytes are an error).
     pub fn from_bytes(bytes: &[u8], opts: &Options) -> Result<Variant> {
         let mut reader = Reader::new(bytes);
-        let value = decode(&mut reader, opts, 0)?;
-        match reader.remaining() {
+        let value = decode(&mut reader, opts, 0).and_then(|value| match reader.remaining() {
             0 => Ok(value),
             n => Err(Error::at(ErrorKind::TrailingBytes(n), reader.pos())),
-        }
+        });
+        value.map_err(|e| version_hint(e, bytes, opts))
     }
 
     /// Decodes one Variant from the start of `bytes` and returns it with the rest of the input,
@@ -88,6 +88,22 @@ impl Variant {
         let mut reader = Reader::new(bytes);
         let value = decode(&mut reader, opts, 0)?;
         Ok((value, reader.rest()))
+    }
+}
+
+/// Adds a hint to an error of [`Variant::from_bytes`] when the bytes decode in the other version.
+#[cold]
+#[inline(never)]
+fn version_hint(e: Error, bytes: &[u8], opts: &Options) -> Error {
+    let (other, hint) = match opts.version {
+        Version::Godot4 => (Version::Godot3, crate::de::VERSION_HINTS[0]),
+        Version::Godot3 => (Version::Godot4, crate::de::VERSION_HINTS[1]),
+    };
+    let other = opts.version(other);
+    let mut reader = Reader::new(bytes);
+    match decode(&mut reader, &other, 0) {
+        Ok(_) if reader.remaining() == 0 => e.with_hint(hint),
+        _ => e,
     }
 }
 

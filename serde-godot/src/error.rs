@@ -8,7 +8,9 @@ use crate::VariantType;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An encoding or decoding error: what went wrong ([`Error::kind`]) and, for decoding, the byte
-/// offset in the input where it was detected ([`Error::offset`]).
+/// offset in the input where it was detected ([`Error::offset`]), the field path of the value
+/// that failed ([`Error::path`], e.g. `players[3].pos.x`) and, where one can be given, a hint
+/// ([`Error::hint`], e.g. that the bytes are Godot 3's).
 ///
 /// The error is one pointer wide (the details live in a box), so `Result<T>` stays small on the
 /// hot path.
@@ -19,6 +21,10 @@ pub struct Error {
 struct Inner {
     kind: ErrorKind,
     offset: Option<usize>,
+    /// The field path, built while the error propagates out of nested values (each container
+    /// prepends its segment), so decoding that succeeds never builds one.
+    path: String,
+    hint: Option<&'static str>,
 }
 
 /// What went wrong.
@@ -83,12 +89,12 @@ impl Error {
     /// A new error of this kind, without a position.
     #[cold]
     pub fn new(kind: ErrorKind) -> Self {
-        Error { inner: Box::new(Inner { kind, offset: None }) }
+        Error { inner: Box::new(Inner { kind, offset: None, path: String::new(), hint: None }) }
     }
 
     #[cold]
     pub(crate) fn at(kind: ErrorKind, offset: usize) -> Self {
-        Error { inner: Box::new(Inner { kind, offset: Some(offset) }) }
+        Error { inner: Box::new(Inner { kind, offset: Some(offset), path: String::new(), hint: None }) }
     }
 
     /// What went wrong.
@@ -105,6 +111,44 @@ impl Error {
     /// that failed, or the position of the bad length or byte); `None` for encoding errors.
     pub fn offset(&self) -> Option<usize> {
         self.inner.offset
+    }
+
+    /// The field path of the value that failed to decode, from the top-level value: struct
+    /// fields as `.name` (in both struct forms: the Array form gets its names from serde),
+    /// Array elements as `[3]`, Dictionary entries as `["key"]` / `[7]`, enum variants as
+    /// `.Variant` — e.g. `players[3].pos.x`. `None` when the top-level value itself failed, and
+    /// for encoding errors.
+    pub fn path(&self) -> Option<&str> {
+        let path = self.inner.path.strip_prefix('.').unwrap_or(&self.inner.path);
+        (!path.is_empty()).then_some(path)
+    }
+
+    /// A hint at the likely cause, where one can be told (e.g. Godot 3 bytes decoded as Godot 4).
+    pub fn hint(&self) -> Option<&'static str> {
+        self.inner.hint
+    }
+
+    /// Prepends a struct field or enum variant `name` to the path.
+    #[cold]
+    pub(crate) fn in_field(mut self, name: &str) -> Self {
+        let path = &mut self.inner.path;
+        path.insert_str(0, name);
+        path.insert(0, '.');
+        self
+    }
+
+    /// Prepends an element index or a rendered Dictionary key (`"name"`, `7`) to the path.
+    #[cold]
+    pub(crate) fn in_index(mut self, index: impl Display) -> Self {
+        self.inner.path.insert_str(0, &format!("[{index}]"));
+        self
+    }
+
+    /// Adds a hint.
+    #[cold]
+    pub(crate) fn with_hint(mut self, hint: &'static str) -> Self {
+        self.inner.hint = Some(hint);
+        self
     }
 
     /// Whether the input ended too early: more bytes might make it decode (useful for framing).
@@ -163,13 +207,24 @@ impl Display for Error {
         if let Some(offset) = self.inner.offset {
             write!(f, " at byte {offset}")?;
         }
+        if let Some(path) = self.path() {
+            write!(f, ", in {path}")?;
+        }
+        if let Some(hint) = self.inner.hint {
+            write!(f, " ({hint})")?;
+        }
         Ok(())
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error").field("kind", &self.inner.kind).field("offset", &self.inner.offset).finish()
+        f.debug_struct("Error")
+            .field("kind", &self.inner.kind)
+            .field("offset", &self.inner.offset)
+            .field("path", &self.path())
+            .field("hint", &self.inner.hint)
+            .finish()
     }
 }
 

@@ -61,6 +61,7 @@ pub struct Options {
     pub(crate) unit_variants: UnitVariants,
     pub(crate) typed_containers: bool,
     pub(crate) full_objects: bool,
+    pub(crate) ids_as_integers: bool,
     pub(crate) max_depth: usize,
     pub(crate) max_len: usize,
     pub(crate) max_size: usize,
@@ -91,6 +92,7 @@ impl Options {
             unit_variants: UnitVariants::Name,
             typed_containers: false,
             full_objects: false,
+            ids_as_integers: false,
             max_depth: DEFAULT_MAX_DEPTH,
             max_len: GODOT_MAX_LEN,
             max_size: DEFAULT_MAX_SIZE,
@@ -137,6 +139,18 @@ impl Options {
     /// and should never send them to clients. Object *ids* (`EncodedObjectAsID`) are always fine.
     pub const fn full_objects(mut self, on: bool) -> Self {
         self.full_objects = on;
+        self
+    }
+
+    /// Whether an object id (`EncodedObjectAsID`) or an RID on the wire may be decoded into a
+    /// plain integer or float field (default off: a `u64` field that receives an object is an
+    /// error, as the sender most likely sent something else than the field expects).
+    ///
+    /// The [`ObjectId`](crate::ObjectId) and [`Rid`](crate::Rid) types, [`Variant`](crate::Variant)
+    /// and self-describing targets (`deserialize_any`, e.g. `serde_json::Value`) always accept
+    /// them.
+    pub const fn ids_as_integers(mut self, on: bool) -> Self {
+        self.ids_as_integers = on;
         self
     }
 

@@ -58,6 +58,12 @@ impl ErrorKind {
             _ => None,
         }
     }
+
+    /// The field path of a decoding error (`players[3].pos.x`, see
+    /// [`Error::path`](crate::Error::path)); `err.path()` works on the boxed [`Error`] too.
+    pub fn path(&self) -> Option<&str> {
+        self.godot_error().and_then(crate::Error::path)
+    }
 }
 
 impl fmt::Display for ErrorKind {
@@ -186,6 +192,12 @@ impl DecodeError {
             DecodeError::Godot(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// The field path of a decoding error (`players[3].pos.x`, see
+    /// [`Error::path`](crate::Error::path)).
+    pub fn path(&self) -> Option<&str> {
+        self.godot_error().and_then(crate::Error::path)
     }
 }
 

@@ -9,11 +9,8 @@
 
 use std::io::{self, Read as _};
 
-use serde_core::de::value::{BoolDeserializer, BorrowedStrDeserializer, SeqDeserializer, U64Deserializer};
-use serde_core::de::{
-    self, DeserializeSeed, Deserializer as _, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess,
-    Visitor,
-};
+use serde_core::de::value::SeqDeserializer;
+use serde_core::de::{self, Deserializer as _, IntoDeserializer, Visitor};
 use serde_core::forward_to_deserialize_any;
 
 use crate::VariantType;
@@ -23,6 +20,14 @@ use crate::magic::{self, Layout, Magic};
 use crate::options::{Options, Version};
 use crate::variant::HANDOFF;
 use crate::wire::{self, FLAG_64, FLAG_OBJECT_AS_ID, Reader};
+
+mod access;
+mod path;
+
+use access::{
+    Elements, Entries, FullObjectParts, Handoff, MathDe, NodePathParts, PackedElems, PackedStrings, SignalParts,
+    Tagged, fail, short,
+};
 
 /// A serde Deserializer over a byte slice of Godot Variant bytes.
 ///
@@ -39,6 +44,8 @@ use crate::wire::{self, FLAG_64, FLAG_OBJECT_AS_ID, Reader};
 /// ```
 pub struct Deserializer<'de> {
     r: Reader<'de>,
+    /// The whole input: errors read Dictionary keys again from it for their field path.
+    input: &'de [u8],
     opts: Options,
     types: &'static [Option<VariantType>; 256],
     /// Untyped ARRAY and DICTIONARY headers in this version (the hot containers).
@@ -51,6 +58,9 @@ pub struct Deserializer<'de> {
     /// validating its UTF-8 again.
     fields: &'static [&'static str],
     next_field: usize,
+    /// Whether an object id or RID may be visited as an integer (inside [`crate::ObjectId`] /
+    /// [`crate::Rid`], or with [`Options::ids_as_integers`]).
+    ids_ok: bool,
 }
 
 // Headers whose type id is the same in Godot 3 and 4 (the fast paths compare whole headers;
@@ -75,6 +85,7 @@ impl<'de> Deserializer<'de> {
         };
         Deserializer {
             r: Reader::new(input),
+            input,
             opts,
             types: wire::types_table(opts.version),
             array,
@@ -82,6 +93,7 @@ impl<'de> Deserializer<'de> {
             depth: 0,
             fields: &[],
             next_field: 0,
+            ids_ok: opts.ids_as_integers,
         }
     }
 
@@ -122,6 +134,23 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// The general path for an integer or float request: an object id or RID is refused unless
+    /// allowed (they are not numbers the sender meant for a number field).
+    #[inline(never)]
+    fn slow_number<V: Visitor<'de>>(&mut self, start: usize, header: u32, visitor: V) -> Result<V::Value> {
+        let ty = self.types[(header & 0xFF) as usize];
+        let is_id =
+            ty == Some(VariantType::Rid) || (ty == Some(VariantType::Object) && header & FLAG_OBJECT_AS_ID != 0);
+        if is_id && !self.ids_ok {
+            let found = ty.expect("checked");
+            let kind = ErrorKind::WrongType { expected: VariantType::Int, found };
+            return Err(Error::at(kind, start).with_hint(
+                "an object id or RID where a number was expected: decode it as serde_godot::ObjectId / Rid, or allow it with Options::ids_as_integers(true)",
+            ));
+        }
+        self.slow(start, header, visitor)
+    }
+
     /// An int (any width) for the integer fast paths.
     #[inline(always)]
     fn int<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -134,7 +163,7 @@ impl<'de> Deserializer<'de> {
         let value = match header {
             INT => self.r.u32()? as i32 as i64,
             h if h == INT | FLAG_64 => self.r.u64()? as i64,
-            _ => return self.slow(start, header, visitor),
+            _ => return self.slow_number(start, header, visitor),
         };
         visitor.visit_i64(value).map_err(|e: Error| e.or_at(start))
     }
@@ -146,7 +175,7 @@ impl<'de> Deserializer<'de> {
         let header = self.r.u32()?;
         let result = if header == self.array {
             let count = self.r.count(self.opts.max_len)?;
-            self.seq(count, visitor)
+            self.seq(count, &[], visitor)
         } else if header == self.dict {
             let count = self.r.count(self.opts.max_len)?;
             self.map(count, visitor)
@@ -164,7 +193,7 @@ impl<'de> Deserializer<'de> {
         let header = self.r.u32()?;
         let result = if header == self.array {
             let count = self.r.count(self.opts.max_len)?;
-            self.seq(count, visitor)
+            self.seq(count, fields, visitor)
         } else if header == self.dict {
             let count = self.r.count(self.opts.max_len)?;
             let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
@@ -217,13 +246,13 @@ impl<'de> Deserializer<'de> {
             T::Array => {
                 decode::container_type(&mut self.r, &self.opts, header, 16)?;
                 let count = self.r.count(self.opts.max_len)?;
-                self.seq(count, visitor)
+                self.seq(count, &[], visitor)
             }
             T::PackedByteArray => visitor.visit_borrowed_bytes(decode::packed_bytes(&mut self.r, self.opts.max_len)?),
             T::PackedStringArray => {
                 let count = decode::packed_string_count(&mut self.r, self.opts.max_len)?;
                 let hint = self.r.prealloc(count, 4);
-                let mut access = PackedStrings { de: self, remaining: count, hint };
+                let mut access = PackedStrings { de: self, remaining: count, count, hint };
                 let value = visitor.visit_seq(&mut access)?;
                 match access.remaining {
                     0 => Ok(value),
@@ -240,7 +269,7 @@ impl<'de> Deserializer<'de> {
             | T::PackedVector4Array => {
                 let (bytes, wide) = decode::packed_raw(&mut self.r, &self.opts, ty, header)?;
                 let size = wire::packed_elem_size(ty, wide).expect("fixed-size packed array");
-                let mut access = PackedElems { chunks: bytes.chunks_exact(size), ty, wide };
+                let mut access = PackedElems { chunks: bytes.chunks_exact(size), count: bytes.len() / size, ty, wide };
                 let value = visitor.visit_seq(&mut access)?;
                 match access.chunks.len() {
                     0 => Ok(value),
@@ -277,7 +306,9 @@ impl<'de> Deserializer<'de> {
 
     /// Visits the elements of an Array.
     #[inline]
-    fn seq<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
+    ///
+    /// `names` are the struct's field names when the Array is a struct (for error paths).
+    fn seq<V: Visitor<'de>>(&mut self, count: usize, names: &'static [&'static str], visitor: V) -> Result<V::Value> {
         self.depth += 1;
         if count > 0 {
             // Every element sits one level down: check once for all of them.
@@ -285,7 +316,7 @@ impl<'de> Deserializer<'de> {
         }
         // Every element takes at least 4 bytes.
         let hint = self.r.prealloc(count, 4);
-        let mut access = Elements { de: self, remaining: count, hint };
+        let mut access = Elements { de: self, remaining: count, count, names, hint };
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
@@ -305,7 +336,7 @@ impl<'de> Deserializer<'de> {
         }
         // Every entry takes at least 8 bytes.
         let hint = self.r.prealloc(count, 8);
-        let mut access = Entries { de: self, remaining: count, hint };
+        let mut access = Entries { de: self, remaining: count, hint, key_at: 0 };
         let value = visitor.visit_map(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
@@ -396,6 +427,13 @@ impl<'de> Deserializer<'de> {
     }
 }
 
+/// The hints of an error whose bytes decode in the other version: read as Godot 4, read as
+/// Godot 3.
+pub(crate) const VERSION_HINTS: [&str; 2] = [
+    "these bytes decode as Godot 3's: were they written by Godot 3? Use Options::version(Version::Godot3)",
+    "these bytes decode as Godot 4's: were they written by Godot 4? Use Options::version(Version::Godot4)",
+];
+
 // The decoding entry points of `Options`: they live here, with the work, so that the settings
 // do not depend on the decoder.
 impl Options {
@@ -403,17 +441,37 @@ impl Options {
     /// asks for that. Trailing bytes are an error.
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(bytes, *self);
-        let value = T::deserialize(&mut de)?;
-        de.end()?;
-        Ok(value)
+        match T::deserialize(&mut de).and_then(|value| de.end().map(|()| value)) {
+            Ok(value) => Ok(value),
+            Err(e) => Err(self.version_hint::<T>(e, bytes, true)),
+        }
+    }
+
+    /// Adds a hint to a decoding error when the same bytes decode as a `T` in the other Godot
+    /// version (Godot 3 bytes read as Godot 4, or back). Only on the error path.
+    #[cold]
+    #[inline(never)]
+    fn version_hint<'de, T: de::Deserialize<'de>>(&self, e: Error, bytes: &'de [u8], whole: bool) -> Error {
+        if matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::SizeLimit { .. }) {
+            return e;
+        }
+        let (other, hint) = match self.version {
+            Version::Godot4 => (Version::Godot3, VERSION_HINTS[0]),
+            Version::Godot3 => (Version::Godot4, VERSION_HINTS[1]),
+        };
+        let mut de = Deserializer::with_options(bytes, self.version(other));
+        let fits = T::deserialize(&mut de).is_ok() && (!whole || de.r.remaining() == 0);
+        if fits { e.with_hint(hint) } else { e }
     }
 
     /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
     /// engine does (`bytes_to_var` ignores trailing bytes).
     pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
         let mut de = Deserializer::with_options(bytes, *self);
-        let value = T::deserialize(&mut de)?;
-        Ok((value, de.remaining_input()))
+        match T::deserialize(&mut de) {
+            Ok(value) => Ok((value, de.remaining_input())),
+            Err(e) => Err(self.version_hint::<T>(e, bytes, false)),
+        }
     }
 
     /// Reads `reader` to its end (at most [`max_size`](Options::max_size) bytes) and decodes one
@@ -532,6 +590,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 }
                 .map_err(|e: Error| e.or_at(start))
             }
+            Some(Magic::Rid | Magic::ObjectId) => {
+                let saved = std::mem::replace(&mut self.ids_ok, true);
+                let result = visitor.visit_newtype_struct(&mut *self);
+                self.ids_ok = saved;
+                result
+            }
             _ => visitor.visit_newtype_struct(self),
         }
     }
@@ -597,7 +661,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 }
                 self.depth += 1;
                 self.check_depth()?;
-                let value = visitor.visit_enum(Tagged { de: &mut *self });
+                let value = visitor.visit_enum(Tagged { de: &mut *self, key_at: 0 });
                 self.depth -= 1;
                 value
             }
@@ -673,7 +737,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let start = self.r.pos();
         let header = self.r.u32()?;
         if header != FLOAT {
-            return self.slow(start, header, visitor);
+            return self.slow_number(start, header, visitor);
         }
         visitor.visit_f32(self.r.f32()?).map_err(|e: Error| e.or_at(start))
     }
@@ -689,7 +753,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let value = match header {
             FLOAT => self.r.f32()? as f64,
             h if h == FLOAT | FLAG_64 => self.r.f64()?,
-            _ => return self.slow(start, header, visitor),
+            _ => return self.slow_number(start, header, visitor),
         };
         visitor.visit_f64(value).map_err(|e: Error| e.or_at(start))
     }
@@ -726,463 +790,5 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     forward_to_deserialize_any! {
         i128 u128 char bytes byte_buf
-    }
-}
-
-/// A container of `found` elements whose visitor stopped after `wanted` (a `[T; 2]` given 3):
-/// "invalid length 3, expected 2 elements".
-#[cold]
-#[inline(never)]
-fn short<T>(found: usize, wanted: usize, what: &'static str) -> Result<T> {
-    Err(de::Error::invalid_length(found, &format!("{wanted} {what}").as_str()))
-}
-
-/// Passes an error on out of line, so the success path of a container does not share its exit
-/// with the error path (which would make the compiler merge an error pointer with the value's
-/// bytes and build the value through memory: a store-forwarding stall per struct).
-#[cold]
-#[inline(never)]
-fn fail<T>(e: Error) -> Result<T> {
-    Err(e)
-}
-
-/// The elements of an Array.
-struct Elements<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    remaining: usize,
-    /// How many elements a visitor may reserve room for (`Reader::prealloc`).
-    hint: usize,
-}
-
-impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
-    type Error = Error;
-
-    #[inline]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        // Never more than the input can hold, nested containers included.
-        Some(self.remaining.min(self.hint))
-    }
-}
-
-/// The entries of a Dictionary.
-struct Entries<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    remaining: usize,
-    /// How many entries a visitor may reserve room for (`Reader::prealloc`).
-    hint: usize,
-}
-
-impl<'de> MapAccess<'de> for Entries<'_, 'de> {
-    type Error = Error;
-
-    #[inline]
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
-    }
-
-    #[inline]
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        seed.deserialize(&mut *self.de)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.remaining.min(self.hint))
-    }
-}
-
-/// The strings of a PackedStringArray, read as they are visited.
-struct PackedStrings<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    remaining: usize,
-    /// How many strings a visitor may reserve room for (`Reader::prealloc`).
-    hint: usize,
-}
-
-impl<'de> SeqAccess<'de> for PackedStrings<'_, 'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.remaining == 0 {
-            return Ok(None);
-        }
-        self.remaining -= 1;
-        let s = self.de.r.str(self.de.opts.max_len)?;
-        seed.deserialize(BorrowedStrDeserializer::new(s)).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.remaining.min(self.hint))
-    }
-}
-
-/// The elements of a fixed-size packed array.
-struct PackedElems<'de> {
-    chunks: std::slice::ChunksExact<'de, u8>,
-    ty: VariantType,
-    wide: bool,
-}
-
-impl<'de> SeqAccess<'de> for PackedElems<'de> {
-    type Error = Error;
-
-    #[inline]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.chunks.next() {
-            None => Ok(None),
-            Some(bytes) => seed.deserialize(PackedElem { bytes, ty: self.ty, wide: self.wide }).map(Some),
-        }
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.chunks.len())
-    }
-}
-
-/// One element of a fixed-size packed array.
-struct PackedElem<'de> {
-    bytes: &'de [u8],
-    ty: VariantType,
-    wide: bool,
-}
-
-impl<'de> de::Deserializer<'de> for PackedElem<'de> {
-    type Error = Error;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let b = self.bytes;
-        let word = |i: usize| [b[i], b[i + 1], b[i + 2], b[i + 3]];
-        match self.ty {
-            VariantType::PackedInt32Array => visitor.visit_i32(i32::from_le_bytes(word(0))),
-            VariantType::PackedInt64Array => visitor.visit_i64(i64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            VariantType::PackedFloat32Array => visitor.visit_f32(f32::from_le_bytes(word(0))),
-            VariantType::PackedFloat64Array => visitor.visit_f64(f64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            ty => {
-                let math = match ty {
-                    VariantType::PackedVector2Array => VariantType::Vector2,
-                    VariantType::PackedVector3Array => VariantType::Vector3,
-                    VariantType::PackedVector4Array => VariantType::Vector4,
-                    _ => VariantType::Color,
-                };
-                let layout = Layout::of(math).expect("math type");
-                MathDe { layout, bytes: self.bytes, wide: self.wide }.deserialize_any(visitor)
-            }
-        }
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-/// The payload of a math type, visited as (nested) sequences of components that mirror the Rust
-/// struct (Rect2 → [position, size] → [[x, y], [w, h]]).
-struct MathDe<'de> {
-    layout: Layout,
-    bytes: &'de [u8],
-    wide: bool,
-}
-
-impl<'de> de::Deserializer<'de> for MathDe<'de> {
-    type Error = Error;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    #[inline]
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let b = self.bytes;
-        match self.layout {
-            Layout::Real if self.wide => visitor.visit_f64(f64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            Layout::Real | Layout::F32 => visitor.visit_f32(f32::from_le_bytes(b.try_into().expect("4 bytes"))),
-            Layout::Int => visitor.visit_i32(i32::from_le_bytes(b.try_into().expect("4 bytes"))),
-            Layout::Seq(parts) => visitor.visit_seq(MathParts { parts, bytes: b, wide: self.wide }),
-        }
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct MathParts<'de> {
-    parts: &'static [Layout],
-    bytes: &'de [u8],
-    wide: bool,
-}
-
-impl<'de> SeqAccess<'de> for MathParts<'de> {
-    type Error = Error;
-
-    #[inline]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some((&layout, rest)) = self.parts.split_first() else { return Ok(None) };
-        self.parts = rest;
-        let (bytes, tail) = self.bytes.split_at(layout.size(if self.wide { 8 } else { 4 }));
-        self.bytes = tail;
-        seed.deserialize(MathDe { layout, bytes, wide: self.wide }).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.parts.len())
-    }
-}
-
-/// A Signal: its name, then its object id.
-struct SignalParts<'de> {
-    name: Option<&'de str>,
-    id: Option<u64>,
-}
-
-impl<'de> SeqAccess<'de> for SignalParts<'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if let Some(name) = self.name.take() {
-            return seed.deserialize(BorrowedStrDeserializer::new(name)).map(Some);
-        }
-        match self.id.take() {
-            Some(id) => seed.deserialize(U64Deserializer::new(id)).map(Some),
-            None => Ok(None),
-        }
-    }
-}
-
-/// A NodePath for the NodePath type: absolute flag, names, subnames.
-struct NodePathParts {
-    path: Option<crate::NodePath>,
-    step: u8,
-}
-
-impl<'de> SeqAccess<'de> for NodePathParts {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some(path) = self.path.as_mut() else { return Ok(None) };
-        self.step += 1;
-        match self.step {
-            1 => seed.deserialize(BoolDeserializer::new(path.absolute)).map(Some),
-            2 => seed.deserialize(SeqDeserializer::new(std::mem::take(&mut path.names).into_iter())).map(Some),
-            _ => {
-                let subnames = std::mem::take(&mut path.subnames);
-                self.path = None;
-                seed.deserialize(SeqDeserializer::new(subnames.into_iter())).map(Some)
-            }
-        }
-    }
-}
-
-/// A full object: `class` then `properties` (a sequence of `[name, value]` pairs), as map entries
-/// or sequence elements.
-struct FullObjectParts<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    class: Option<&'de str>,
-    /// How many properties a visitor may reserve room for (`Reader::prealloc`).
-    hint: usize,
-    remaining: usize,
-    step: u8,
-}
-
-impl<'de> FullObjectParts<'_, 'de> {
-    fn part<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
-        self.step += 1;
-        match self.class.take() {
-            Some(class) => seed.deserialize(BorrowedStrDeserializer::new(class)),
-            None => {
-                let props = Properties { de: &mut *self.de, remaining: &mut self.remaining, hint: self.hint };
-                seed.deserialize(props)
-            }
-        }
-    }
-}
-
-impl<'de> SeqAccess<'de> for FullObjectParts<'_, 'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.step >= 2 {
-            return Ok(None);
-        }
-        self.part(seed).map(Some)
-    }
-}
-
-impl<'de> MapAccess<'de> for FullObjectParts<'_, 'de> {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let key = match self.step {
-            0 => "class",
-            1 => "properties",
-            _ => return Ok(None),
-        };
-        seed.deserialize(BorrowedStrDeserializer::new(key)).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        self.part(seed)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(2 - self.step as usize)
-    }
-}
-
-/// A full object's properties: a sequence of `[name, value]` pairs.
-struct Properties<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    remaining: &'a mut usize,
-    hint: usize,
-}
-
-impl<'de> de::Deserializer<'de> for Properties<'_, 'de> {
-    type Error = Error;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_seq(self)
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-impl<'de> SeqAccess<'de> for Properties<'_, 'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if *self.remaining == 0 {
-            return Ok(None);
-        }
-        self.de.check_depth()?;
-        *self.remaining -= 1;
-        seed.deserialize(Property { de: &mut *self.de }).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some((*self.remaining).min(self.hint))
-    }
-}
-
-/// One `[name, value]` property.
-struct Property<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-}
-
-impl<'de> de::Deserializer<'de> for Property<'_, 'de> {
-    type Error = Error;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let name = self.de.r.str(self.de.opts.max_len)?;
-        visitor.visit_seq(PropertyParts { de: self.de, name: Some(name), value_done: false })
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct PropertyParts<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    name: Option<&'de str>,
-    value_done: bool,
-}
-
-impl<'de> SeqAccess<'de> for PropertyParts<'_, 'de> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if let Some(name) = self.name.take() {
-            return seed.deserialize(BorrowedStrDeserializer::new(name)).map(Some);
-        }
-        if self.value_done {
-            return Ok(None);
-        }
-        self.value_done = true;
-        seed.deserialize(&mut *self.de).map(Some)
-    }
-}
-
-/// The one-entry map through which a directly decoded Variant reaches `Variant`'s visitor.
-struct Handoff {
-    done: bool,
-}
-
-impl<'de> MapAccess<'de> for Handoff {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.done {
-            return Ok(None);
-        }
-        self.done = true;
-        seed.deserialize(BorrowedStrDeserializer::new(magic::VARIANT_HANDOFF_KEY)).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        seed.deserialize(().into_deserializer())
-    }
-}
-
-/// `{ "Variant": value }` of an externally tagged enum.
-struct Tagged<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-}
-
-impl<'de> EnumAccess<'de> for Tagged<'_, 'de> {
-    type Error = Error;
-    type Variant = Self;
-
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
-        let variant = seed.deserialize(&mut *self.de)?;
-        Ok((variant, self))
-    }
-}
-
-impl<'de> VariantAccess<'de> for Tagged<'_, 'de> {
-    type Error = Error;
-
-    fn unit_variant(self) -> Result<()> {
-        de::Deserialize::deserialize(&mut *self.de)
-    }
-
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(&mut *self.de)
-    }
-
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_seq(&mut *self.de, visitor)
-    }
-
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_any(&mut *self.de, visitor)
     }
 }
