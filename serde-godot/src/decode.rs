@@ -182,7 +182,7 @@ pub(crate) fn decode_hashed<M: KeyMode>(
 }
 
 /// The payload of anything but a container (Dictionary, Array, Object).
-fn decode_payload(r: &mut Reader<'_>, opts: &Options, ty: VariantType, header: u32) -> Result<Variant> {
+pub(crate) fn decode_payload(r: &mut Reader<'_>, opts: &Options, ty: VariantType, header: u32) -> Result<Variant> {
     use VariantType as T;
     let godot4 = opts.version == Version::Godot4;
     let wide = wire::real_is_64(header, opts.version);

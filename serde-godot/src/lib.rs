@@ -4,6 +4,7 @@
 pub mod bincode;
 pub mod de;
 mod decode;
+pub mod dump;
 mod error;
 pub mod framing;
 pub mod json;

@@ -4,7 +4,7 @@
 //!
 //! Entry points: `Variant::from_bytes` / `take_from_bytes` (the direct decoder), `from_slice` into
 //! `Variant`, `IgnoredAny`, `serde_json::Value` and typed Rust values (the serde Deserializer),
-//! `from_reader`, the text form of a decoded Variant (`Display`; the crate has no text parser), the
+//! `from_reader`, the annotated dump (`dump::dump`), the text form of a decoded Variant (`Display`; the crate has no text parser), the
 //! framing helpers (`decode_frame` in every framing, chunk by chunk as a server sees a stream,
 //! `read_frame`, huge length prefixes), and `Variant` built by another format's Deserializer. Both
 //! Godot 4 and Godot 3. Attacks: Dictionary key floods of every key type (every math type, packed
@@ -49,6 +49,7 @@ fn other_entries() -> Vec<(&'static str, Decode)> {
         ("from_reader::<Variant>", |b, o| o.from_reader::<_, Variant>(b).map(drop)),
         ("text form", |b, o| Variant::from_bytes(b, o).map(|v| drop(black_box(v.to_string())))),
         ("decode_frame (Datagram)", |b, o| framing::decode_frame::<Variant>(b, o, Framing::Datagram).map(drop)),
+        ("annotated dump", |b, o| serde_godot::dump::dump(b, o).into_result().map(|t| drop(black_box(t)))),
     ]
 }
 
@@ -646,6 +647,17 @@ fn framing() {
                 })
                 .size(N)
                 .run(|input| framing::read_frame::<_, Variant>(input, &opts, framing).unwrap());
+            }
+            // The annotated dump of many small frames (one line per span, the text form of each).
+            let message = enc(&Variant::from([("cmd", Variant::from("move")), ("x", Variant::Int(3))]), &opts);
+            for framing in [Framing::StreamPeer, Framing::StreamPeerBigEndian] {
+                Case::new(format!("godot: dump_frames ({framing:?}) over many frames"), |n| {
+                    frames(&message, framing, n / (message.len() + 4))
+                })
+                .size(N)
+                .run(|input| {
+                    black_box(serde_godot::dump::dump_frames(input, &opts, framing).into_result().unwrap());
+                });
             }
             // A server loop over a buffer of many small frames.
             let message = enc(&Variant::from([("cmd", Variant::from("move")), ("x", Variant::Int(3))]), &opts);
