@@ -5,6 +5,7 @@ mod budget;
 pub mod codec;
 pub mod container;
 mod de;
+pub mod dump;
 mod error;
 pub mod json;
 pub mod lenient;

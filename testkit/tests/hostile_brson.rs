@@ -1,6 +1,6 @@
 //! Workspace hostile-input suite, serde-brson: every decoding entry point (`from_slice`,
 //! `from_reader`, `decompress`, the container header, the lz4net / LZMA / Brotli codecs, BSON
-//! validation, the typed model, `Payload::to_document`, `json::from_str`, `url::urls`, the
+//! validation, the annotated dump, the typed model, `Payload::to_document`, `json::from_str`, `url::urls`, the
 //! `lenient` helpers) on the worst inputs an attacker can build, at `n` and `4n` bytes: work grows
 //! at most ~6× and peak heap stays within `64 · n + 4 MiB` (SECURITY.md), or, for compressed
 //! input, within the documented multiple of the decompression cap (serde-brson/README.md,
@@ -363,6 +363,49 @@ fn documents_of_floods_and_duplicate_keys_are_bounded() {
     })
     .size(64 << 10)
     .run(to_document);
+}
+
+/// The annotated dump of `input`, checked against its output bound (16 KiB + 32 characters per
+/// byte of file and of payload).
+fn dump(options: &Options, input: &[u8]) -> bool {
+    let d = serde_brson::dump::dump(input, options);
+    let payload = options.decompress(input).map_or(0, |p| p.as_bytes().len());
+    let bound = (16 << 10) + 32 * (input.len() + payload) + 200;
+    assert!(d.as_str().len() <= bound, "{} > {bound}", d.as_str().len());
+    d.error().is_none()
+}
+
+#[test]
+fn annotated_dumps_are_linear_and_bounded() {
+    let raw = Options::new().allow_uncompressed(true);
+    Case::new("brson: dump of a null array flood", |n| kind0(&null_flood(n / 2)))
+        .size(64 << 10)
+        .run(|input| assert!(dump(&raw, input)));
+    Case::new("brson: dump of distinct keys", |n| kind0(&key_flood(n / 10)))
+        .size(64 << 10)
+        .run(|input| dump(&raw, input));
+    Case::new("brson: dump of nested arrays (depth error)", |n| kind0(&nested_arrays(n / 8))).size(64 << 10).run(
+        |input| {
+            let d = serde_brson::dump::dump(input, &raw);
+            assert_eq!(d.error().unwrap().kind(), ErrorKind::DepthLimitExceeded);
+        },
+    );
+    Case::new("brson: dump of an lz4net flood of 1-byte chunks", |n| {
+        let mut out = b"FrDT\0\0\0\0\x01".to_vec();
+        for _ in 0..n / 4 {
+            out.extend_from_slice(&[0x01, 0x01, 0x01, 0x10]);
+        }
+        out
+    })
+    .size(64 << 10)
+    .run(|input| dump(&options(), input));
+    for kind in [Compression::Lz4, Compression::Lzma, Compression::Brotli] {
+        let file = bomb(kind, false);
+        Case::new(format!("brson: dump of a {kind:?} bomb (just under the 1 MiB cap)"), |n| padded(file, n))
+            .size(file.len().max(16 << 10))
+            .heap_bound(|_| bomb_bound(0) + 2 * CAP)
+            .run(|input| dump(&options(), input));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
