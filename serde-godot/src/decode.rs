@@ -94,7 +94,7 @@ impl Variant {
 /// Adds a hint to an error of [`Variant::from_bytes`] when the bytes decode in the other version.
 #[cold]
 #[inline(never)]
-fn version_hint(e: Error, bytes: &[u8], opts: &Options) -> Error {
+pub(crate) fn version_hint(e: Error, bytes: &[u8], opts: &Options) -> Error {
     let (other, hint) = match opts.version {
         Version::Godot4 => (Version::Godot3, crate::de::VERSION_HINTS[0]),
         Version::Godot3 => (Version::Godot4, crate::de::VERSION_HINTS[1]),

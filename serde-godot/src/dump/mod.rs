@@ -132,7 +132,8 @@ pub fn dump_frames(bytes: &[u8], opts: &Options, framing: Framing) -> Dump {
 /// Dumps the Variant filling `bytes` (found at `base` in the whole input) at `depth`, then its
 /// text form.
 fn one(out: &mut Out, bytes: &[u8], base: usize, depth: usize, opts: &Options) -> Result<(), Error> {
-    walk::variant(out, bytes, base, depth, opts)?;
+    // Errors get the decoder's hint (e.g. that the bytes are the other Godot version's).
+    walk::variant(out, bytes, base, depth, opts).map_err(|e| crate::decode::version_hint(e, bytes, opts))?;
     // The walk checked everything `from_bytes` checks; the value is decoded again for its text.
     if out.remaining() == 0 {
         return Ok(());
