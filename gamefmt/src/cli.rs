@@ -179,8 +179,10 @@ Examples:
     },
     /// Show what a file is: format, version, compression, sizes, counts, top-level types.
     #[command(after_help = "\
---hex adds an annotated hex dump: the container fields (brson FrDT header, kiprop BINd magic \
-and flags, godot length prefixes and Variant headers) are named, the rest is shown as rows.
+--hex adds an annotated hex dump, one line per span (offset, bytes, meaning), the same text the \
+libraries give for snapshot tests: godot every Variant header, length and value and the text form; \
+brson the FrDT header, the compression wrapper, then the decompressed BSON element by element; \
+kiprop the BINd magic, flags and compression fields.
 
 Examples:
   gamefmt inspect World.brson

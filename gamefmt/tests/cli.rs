@@ -403,12 +403,29 @@ fn o3de_lenient_load_reports_issues_with_json_paths() {
     );
 }
 
+/// `inspect --hex` prints the format crate's own dump (the text a snapshot test of the library
+/// shows), after the report.
+#[test]
+fn inspect_hex_is_the_library_dump() {
+    let after = |t: String| t.split_once("annotated hex dump (offset, bytes, meaning):\n").unwrap().1.to_owned();
+    let godot = fs::read(data().join("godot/stream-godot3.bin")).unwrap();
+    let opts =
+        serde_godot::Options::new().version(serde_godot::Version::Godot3).full_objects(true).typed_containers(true);
+    let expected = serde_godot::dump::dump_frames(&godot, &opts, serde_godot::framing::Framing::StreamPeer);
+    let args =
+        ["inspect", "--hex", "--format", "godot", "--godot", "3", "--framing", "stream", "godot/stream-godot3.bin"];
+    assert_eq!(after(text(ok(&args))), expected.to_string());
+    let brson = fs::read(data().join("brson/synthetic-modern.7zbson")).unwrap();
+    let expected = serde_brson::dump::dump(&brson, &serde_brson::Options::new());
+    assert_eq!(after(text(ok(&["inspect", "--hex", "brson/synthetic-modern.7zbson"]))), expected.to_string());
+}
+
 #[test]
 fn inspect_snapshots() {
     insta::assert_snapshot!("inspect_brson", text(ok(&["inspect", "brson/synthetic-modern.lz4bson"])));
     insta::assert_snapshot!("inspect_brson_lzma_hex", {
         let t = text(ok(&["inspect", "--hex", "brson/synthetic-modern.7zbson"]));
-        t.lines().take(24).collect::<Vec<_>>().join("\n")
+        t.lines().take(48).collect::<Vec<_>>().join("\n")
     });
     insta::assert_snapshot!(
         "inspect_kiprop_hex",

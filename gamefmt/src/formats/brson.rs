@@ -7,7 +7,7 @@ use serde_brson::json::IntWidth;
 use serde_brson::{Compression, Options};
 use serde_json::json;
 
-use super::{Context, Failure, Note, Outcome, size};
+use super::{Context, Failure, Outcome, size};
 use crate::cli::{CompressionArg, Format};
 
 fn fail(e: impl std::fmt::Display) -> Failure {
@@ -179,7 +179,7 @@ pub(super) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Vec<u8>> {
     Ok(file)
 }
 
-pub(super) fn inspect(_ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<(String, Vec<Note>)> {
+pub(super) fn inspect(_ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<String> {
     let header = serde_brson::container::sniff(bytes).map_err(fail)?;
     let payload = Options::new().extension_of(path).decompress(bytes).map_err(fail)?;
     let raw = payload.raw();
@@ -207,42 +207,12 @@ pub(super) fn inspect(_ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<(Str
         let (key, value) = item.map_err(fail)?;
         out.push_str(&format!("  {key}: {}\n", describe(value)));
     }
-    let mut notes = Vec::new();
-    let body_start = match header {
-        Some(h) => {
-            notes.push(Note::new(0, 4, "magic \"FrDT\""));
-            notes.push(Note::new(4, 4, format!("version {} (i32 LE)", h.version)));
-            notes.push(Note::new(
-                8,
-                h.len - 8,
-                format!("kind {} ({}), LEB128", h.kind, compression_name(payload.compression())),
-            ));
-            h.len
-        }
-        None => 0,
-    };
-    let body = match payload.compression() {
-        Compression::Lz4 => "lz4net chunk stream",
-        Compression::Lzma => "raw LZMA1 (no end marker)",
-        Compression::Brotli => "raw Brotli stream",
-        Compression::None => "BSON document",
-    };
-    let mut at = body_start;
-    if payload.compression() == Compression::Lzma && bytes.len() >= at + 21 {
-        let props = bytes[at];
-        let dict = u32::from_le_bytes(bytes[at + 1..at + 5].try_into().unwrap_or_default());
-        let (lc, lp, pb) = (props % 9, props / 9 % 5, props / 45);
-        notes.push(Note::new(at, 5, format!("LZMA properties: lc {lc}, lp {lp}, pb {pb}, dictionary {dict} bytes")));
-        let size = i64::from_le_bytes(bytes[at + 5..at + 13].try_into().unwrap_or_default());
-        notes.push(Note::new(at + 5, 8, format!("uncompressed size {size} (i64 LE)")));
-        let packed = i64::from_le_bytes(bytes[at + 13..at + 21].try_into().unwrap_or_default());
-        notes.push(Note::new(at + 13, 8, format!("compressed size {packed} (i64 LE)")));
-        at += 21;
-    }
-    if at < bytes.len() {
-        notes.push(Note::new(at, bytes.len() - at, format!("body: {body}")));
-    }
-    Ok((out, notes))
+    Ok(out)
+}
+
+/// The annotated dump of the file (serde-brson's).
+pub(super) fn dump(path: &Path, bytes: &[u8]) -> String {
+    serde_brson::dump::dump(bytes, &Options::new().extension_of(path)).to_string()
 }
 
 fn describe(value: RawBsonRef<'_>) -> String {

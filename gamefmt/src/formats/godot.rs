@@ -3,10 +3,11 @@
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
+use serde_godot::framing::Framing;
 use serde_godot::json::{Tagged, TaggedVariant};
 use serde_godot::{Options, Variant, Version};
 
-use super::{Context, Failure, Note, Outcome, size};
+use super::{Context, Failure, Outcome, size};
 use crate::cli::{Format, FramingArg};
 
 fn fail(e: impl std::fmt::Display) -> Failure {
@@ -161,7 +162,7 @@ pub(super) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Vec<u8>> {
     Ok(out)
 }
 
-pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<(String, Vec<Note>)> {
+pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<String> {
     let (version, framing, values) = decode_values(ctx, bytes)?;
     let mut out = String::new();
     out.push_str("format: godot (Variant)\n");
@@ -169,31 +170,22 @@ pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<(String, Vec<Note>
     out.push_str(&format!("framing: {}\n", framing_name(framing)));
     out.push_str(&format!("size: {}\n", size(bytes.len())));
     out.push_str(&format!("variants: {}\n", values.len()));
-    let mut notes = Vec::new();
-    for (i, (start, v)) in values.iter().enumerate() {
+    for (i, (_, v)) in values.iter().enumerate() {
         out.push_str(&format!("  {i}: {}\n", describe(v)));
-        if framing != FramingArg::None {
-            notes.push(Note::new(start - 4, 4, format!("frame {i}: length prefix")));
-        }
-        if let Some(h) = bytes.get(*start..start + 4) {
-            let header = u32::from_le_bytes(h.try_into().unwrap_or_default());
-            notes.push(Note::new(
-                *start,
-                4,
-                format!(
-                    "Variant header: type {} ({}), flags {:#x}",
-                    header & 0xff,
-                    v.variant_type().name(),
-                    header >> 16
-                ),
-            ));
-        }
-        let end = values.get(i + 1).map_or(bytes.len(), |(s, _)| s - 4);
-        if start + 4 < end {
-            notes.push(Note::new(start + 4, end - start - 4, format!("{} payload", v.variant_type().name())));
-        }
     }
-    Ok((out, notes))
+    Ok(out)
+}
+
+/// The annotated dump of the file (serde-godot's), in its framing.
+pub(super) fn dump(ctx: &Context, bytes: &[u8]) -> String {
+    let opts = options(ctx.args.godot.unwrap_or(4));
+    let framing = match ctx.args.framing.unwrap_or(FramingArg::None) {
+        FramingArg::Stream => Framing::StreamPeer,
+        FramingArg::StreamBe => Framing::StreamPeerBigEndian,
+        FramingArg::Packet => Framing::PacketPeerStream,
+        FramingArg::None => Framing::Datagram,
+    };
+    serde_godot::dump::dump_frames(bytes, &opts, framing).to_string()
 }
 
 fn describe(v: &Variant) -> String {

@@ -170,21 +170,29 @@ pub(crate) fn default_extension(format: Format, bytes: &[u8]) -> &'static str {
     }
 }
 
-/// The `inspect` report of a file (and its annotated hex dump with `hex`).
+/// The `inspect` report of a file (and its annotated hex dump with `hex`: the format crate's
+/// `dump`, kiprop's from the container notes here).
 pub(crate) fn inspect(ctx: &Context, path: &Path, bytes: &[u8], hex: bool) -> Outcome<String> {
     let format = detect(ctx, path, bytes)?;
     let (mut text, notes) = match format {
-        Format::Brson => brson::inspect(ctx, path, bytes)?,
+        Format::Brson => (brson::inspect(ctx, path, bytes)?, Vec::new()),
         Format::Kiprop => kiprop::inspect(ctx, bytes)?,
-        Format::Godot => godot::inspect(ctx, bytes)?,
+        Format::Godot => (godot::inspect(ctx, bytes)?, Vec::new()),
         Format::O3de => (o3de::inspect(path, bytes)?, Vec::new()),
     };
     if hex {
         text.push('\n');
-        if notes.is_empty() {
-            text.push_str(&format!("no annotated hex dump for {} yet\n", format.name()));
-        } else {
-            text.push_str(&crate::hex::annotated(bytes, &notes));
+        match format {
+            Format::Brson | Format::Godot => {
+                text.push_str("annotated hex dump (offset, bytes, meaning):\n");
+                text.push_str(&if format == Format::Brson {
+                    brson::dump(path, bytes)
+                } else {
+                    godot::dump(ctx, bytes)
+                });
+            }
+            Format::Kiprop => text.push_str(&crate::hex::annotated(bytes, &notes)),
+            Format::O3de => text.push_str("no annotated hex dump for o3de (a text format)\n"),
         }
     }
     Ok(text)
