@@ -14,6 +14,18 @@ use crate::report::ResultCode;
 #[derive(Default)]
 struct Slot {
     reported: Option<(ResultCode, String)>,
+    /// Whether the value asked to be left as it was (an enum read from `""`).
+    keep: bool,
+}
+
+/// What a visitor reported through an open channel.
+pub(crate) struct Said {
+    /// The outcome, combined over everything reported.
+    pub(crate) code: ResultCode,
+    /// The message of the most severe report.
+    pub(crate) message: String,
+    /// Whether the value asked to be left as it was: a struct member keeps its current value.
+    pub(crate) keep: bool,
 }
 
 #[derive(Default)]
@@ -48,11 +60,14 @@ pub(crate) fn open(strict_doubles: bool) -> Guard {
 
 impl Guard {
     /// Closes the channel and returns the report, if any.
-    pub(crate) fn close(mut self) -> Option<(ResultCode, String)> {
+    pub(crate) fn close(mut self) -> Option<Said> {
         self.open = false;
         STATE.with_borrow_mut(|s| {
             s.strict_doubles.pop();
-            s.load.pop().and_then(|slot| slot.reported)
+            s.load.pop().and_then(|slot| {
+                let keep = slot.keep;
+                slot.reported.map(|(code, message)| Said { code, message, keep })
+            })
         })
     }
 }
@@ -82,6 +97,21 @@ pub(crate) fn report(code: ResultCode, message: String) -> bool {
         }
         None => false,
     })
+}
+
+/// Reports an outcome for a value that O3DE leaves untouched (an enum read from `""`): under this
+/// crate's deserializer a struct member keeps its current value. Returns `false` when no channel
+/// is open.
+pub(crate) fn report_kept(code: ResultCode, message: String) -> bool {
+    let open = report(code, message);
+    if open {
+        STATE.with_borrow_mut(|s| {
+            if let Some(slot) = s.load.last_mut() {
+                slot.keep = true;
+            }
+        });
+    }
+    open
 }
 
 /// Whether color arrays must hold JSON doubles (O3DE's `IsDouble` check); true outside this crate's

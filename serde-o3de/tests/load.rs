@@ -86,6 +86,27 @@ fn failed_elements_are_dropped_and_entries_are_unavailable() {
     assert!(report.issues.iter().all(|i| i.outcome() == Outcome::Unavailable), "{report}");
 }
 
+/// Regression (issue 16): a non-object entry in a map's array form was reported Unavailable; O3DE's
+/// map serializer says Unsupported (Unavailable is for an entry whose key or value failed).
+#[test]
+fn a_non_object_map_entry_is_unsupported_and_a_failed_entry_unavailable() {
+    let (map, report) = Options::new()
+        .load_str::<BTreeMap<u8, bool>>(r#"[{"Key": 1, "Value": true}, 5, "x", [], {"Key": 2, "Value": "maybe"}]"#)
+        .unwrap();
+    assert_eq!(map, BTreeMap::from([(1, true)]));
+    let issues: Vec<_> = report.issues.iter().map(|i| (i.path.as_str(), i.outcome())).collect();
+    assert_eq!(
+        issues,
+        [
+            ("/1", Outcome::Unsupported),
+            ("/2", Outcome::Unsupported),
+            ("/3", Outcome::Unsupported),
+            ("/4/Value", Outcome::Unavailable)
+        ]
+    );
+    assert_eq!(report.outcome(), Outcome::Unsupported);
+}
+
 #[test]
 fn maps_load_from_both_forms() {
     let from_object: HashMap<i64, String> = serde_o3de::from_str(r#"{"1": "a", "0x10": "b", "{}": "zero"}"#).unwrap();

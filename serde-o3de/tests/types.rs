@@ -175,6 +175,48 @@ fn rust_enums_as_o3de_enums() {
     assert!(serde_json::from_str::<Settings>(r#"{"quality": "Ultra"}"#).is_err());
 }
 
+/// Regression (issue 16): an empty string set the enum to 0; O3DE's enum loader reports
+/// DefaultsUsed and leaves the target untouched, and so does `[]` (and `{}`).
+#[test]
+fn an_empty_enum_string_keeps_the_current_value() {
+    #[derive(Deserialize, Debug, PartialEq, Clone)]
+    #[serde(default)]
+    struct Settings {
+        #[serde(with = "serde_o3de::enums")]
+        quality: Quality,
+        level: u8,
+    }
+    impl Default for Settings {
+        fn default() -> Self {
+            Settings { quality: Quality::High, level: 3 }
+        }
+    }
+    for json in [r#"{"quality": "", "level": 7}"#, r#"{"quality": [], "level": 7}"#, r#"{"quality": {}, "level": 7}"#] {
+        let (s, report) = Options::new().load_str::<Settings>(json).unwrap();
+        assert_eq!(s, Settings { quality: Quality::High, level: 7 }, "{json}");
+        assert_eq!(report.issues.len(), 1, "{json}: {report}");
+        assert_eq!((report.issues[0].path.as_str(), report.issues[0].outcome()), ("/quality", Outcome::DefaultsUsed));
+        assert_eq!(report.outcome(), Outcome::PartialDefaults, "{json}");
+    }
+    let (_, report) = Options::new().load_str::<Settings>(r#"{"quality": ""}"#).unwrap();
+    assert!(report.issues[0].message.contains("empty"), "{report}");
+
+    // Over an existing value at the root (derived structs fill absent members from their
+    // `Default` under `load_into`, so the member case is the one above).
+    let mut root = serde_o3de::Enum(Quality::High);
+    let report = Options::new().load_into(&mut root, r#""""#).unwrap();
+    assert_eq!((root.0, report.outcome()), (Quality::High, Outcome::DefaultsUsed));
+
+    // Quality has no option 0: a new element is default-constructed (Low), not "0 is not a value".
+    let (list, report) = Options::new().load_str::<Vec<serde_o3de::Enum<Quality>>>(r#"["", "high", []]"#).unwrap();
+    assert_eq!(list.iter().map(|e| e.0).collect::<Vec<_>>(), [Quality::Low, Quality::High, Quality::Low]);
+    let issues: Vec<_> = report.issues.iter().map(|i| (i.path.as_str(), i.outcome())).collect();
+    assert_eq!(issues, [("/0", Outcome::DefaultsUsed), ("/2", Outcome::DefaultsUsed)]);
+    assert_eq!(serde_o3de::enums::parse::<Quality>("").unwrap(), (Quality::Low, Outcome::DefaultsUsed));
+    // Other deserializers: a new value, the default.
+    assert_eq!(serde_json::from_str::<Settings>(r#"{"quality": ""}"#).unwrap().quality, Quality::Low);
+}
+
 #[test]
 fn math_object_forms() {
     let m: Matrix3x3 = serde_o3de::from_str(r#"{"roll": 90, "Scale": 2}"#).unwrap();

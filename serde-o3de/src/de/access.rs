@@ -228,7 +228,9 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for ArrayMap<'_, 'de, '_, R> {
                 // Nothing was handed out yet, so the entry can be dropped right away.
                 self.de.skip()?;
                 self.de.st.slot = Slot::Entry;
-                let r = self.de.st.event(entry, ResultCode::new(Task::ReadField, Outcome::Unavailable), &|| {
+                // O3DE's map serializer says Unsupported here (Unavailable is for an entry whose key
+                // or value failed).
+                let r = self.de.st.event(entry, ResultCode::new(Task::ReadField, Outcome::Unsupported), &|| {
                     format!("a map entry must be an object with \"Key\" and \"Value\", not {}", describe(kind))
                 });
                 self.de.st.pop();

@@ -301,7 +301,8 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
         let said = guard.close();
         self.st.slot = slot;
         match (r, said) {
-            (Err(e), Some((code, message))) if code.is_halted() && !e.is_restart() => {
+            (Err(e), Some(said)) if said.code.is_halted() && !e.is_restart() => {
+                let (code, message) = (said.code, said.message);
                 let (code, _) = self.st.event(ident, code, &|| message.clone())?;
                 let e = self.read.position_at(Error::halt(code, message), ident);
                 Err(self.err(e))
@@ -313,9 +314,17 @@ impl<'de, 'cb, R: Read<'de>> Core<'de, 'cb, R> {
                 }
                 Ok(v)
             }
-            (Ok(v), Some((code, message))) => {
+            (Ok(v), Some(said)) => {
+                let (code, message) = (said.code, said.message);
                 if code.processing() == crate::report::Processing::Altered {
                     self.st.failed(ident, code.outcome(), &|| message.clone())?;
+                } else if said.keep {
+                    // O3DE left the value untouched (an enum read from `""`): a member keeps its
+                    // current value.
+                    self.st.defaulted_with(ident, code, &|| message.clone())?;
+                    if ident == self.st.root_ident {
+                        self.st.root_failed = true;
+                    }
                 } else if code.outcome() != Outcome::Success {
                     self.st.acc = self.st.event(ident, code, &|| message.clone())?.0;
                 } else {

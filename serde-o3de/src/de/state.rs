@@ -87,7 +87,8 @@ pub(super) struct State<'de, 'cb> {
     pub(super) acc: ResultCode,
     pub(super) slot: Slot,
     pub(super) root_ident: usize,
-    /// The root value itself could not be loaded (its placeholder stands in).
+    /// The root value itself could not be loaded, or O3DE leaves it untouched (an enum read from
+    /// `""`): its placeholder stands in, and `load_into` keeps the value it started from.
     pub(super) root_failed: bool,
     pub(super) plan: HashMap<usize, Action>,
     /// Struct objects with duplicate members (by the object's ident): for each such field, sorted
@@ -276,9 +277,20 @@ impl<'de, 'cb> State<'de, 'cb> {
     /// `{}` at the value `ident`: DefaultsUsed; a struct member keeps its current value, so the
     /// next pass treats it as absent.
     pub(super) fn defaulted(&mut self, ident: usize) -> Result<()> {
-        let (code, issue) = self.event(ident, ResultCode::new(Task::CreateDefault, Outcome::DefaultsUsed), &|| {
+        self.defaulted_with(ident, ResultCode::new(Task::CreateDefault, Outcome::DefaultsUsed), &|| {
             "Explicit default ({}) used".to_owned()
-        })?;
+        })
+    }
+
+    /// A value O3DE leaves untouched (`code` is DefaultsUsed): reported like
+    /// [`defaulted`](Self::defaulted), and a struct member keeps its current value.
+    pub(super) fn defaulted_with(
+        &mut self,
+        ident: usize,
+        code: ResultCode,
+        message: &dyn Fn() -> String,
+    ) -> Result<()> {
+        let (code, issue) = self.event(ident, code, message)?;
         self.acc = code;
         if self.slot == Slot::Member && ident != self.root_ident && !self.plan.contains_key(&ident) {
             self.found.entry(ident).or_insert(Action::Skip(issue));

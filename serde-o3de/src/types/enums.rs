@@ -94,7 +94,9 @@ repr! { u8 => u8; u16 => u16; u32 => u32; u64 => u64; i16 => u16; i32 => u32; i6
 /// de-duplicated) followed by an integer holding the remaining bits; or as a bare integer when no
 /// option matches. They are read from an integer in range (named or not), a string (an integer
 /// first, `strtoll`-style, then a case-insensitive name), or an array of those ORed together
-/// starting from 0. `""` and `[]` read as 0 (DefaultsUsed).
+/// starting from 0. `""`, `[]` and `{}` leave the value as it was (DefaultsUsed), as O3DE does: a
+/// struct member keeps its current value (its `#[serde(default)]`), a new element or the root is
+/// `Self::default()`.
 pub trait O3deEnum: Copy + Default {
     /// The underlying integer type.
     type Repr: Repr;
@@ -236,13 +238,25 @@ fn number_value<E: O3deEnum>(n: Num) -> Result<u64, String> {
     }
 }
 
-/// Loads an enum value: `Ok((bits, outcome))` or the failure message.
-fn load<E: O3deEnum>(json: &Json) -> Result<(u64, Outcome), String> {
+/// What loading an enum value does.
+enum Loadout {
+    /// Sets these bits.
+    Bits(u64),
+    /// Leaves the value as it was (`""`, `[]`, `{}`): DefaultsUsed, with O3DE's message.
+    Keep(&'static str),
+}
+
+/// Loads an enum value: what to do, or the failure message.
+fn load<E: O3deEnum>(json: &Json) -> Result<Loadout, String> {
     match json {
-        Json::Num(n) => number_value::<E>(*n).map(|b| (b, Outcome::Success)),
-        Json::Str(s) if s.is_empty() => Ok((0, Outcome::DefaultsUsed)),
-        Json::Str(s) => string_value::<E>(s).map(|b| (b, Outcome::Success)),
-        Json::Arr(items) if items.is_empty() => Ok((0, Outcome::DefaultsUsed)),
+        Json::Num(n) => number_value::<E>(*n).map(Loadout::Bits),
+        Json::Str(s) if s.is_empty() => {
+            Ok(Loadout::Keep("Input string is empty, no enumeration can be parsed from it"))
+        }
+        Json::Str(s) => string_value::<E>(s).map(Loadout::Bits),
+        Json::Arr(items) if items.is_empty() => {
+            Ok(Loadout::Keep("Input array is empty, no enumeration can be parsed from it"))
+        }
         Json::Arr(items) => {
             let mut bits = 0;
             for (i, item) in items.iter().enumerate() {
@@ -252,9 +266,9 @@ fn load<E: O3deEnum>(json: &Json) -> Result<(u64, Outcome), String> {
                     other => Err(format!("element {i} is {}; enum arrays hold names and integers", other.kind())),
                 }?;
             }
-            Ok((bits, Outcome::Success))
+            Ok(Loadout::Bits(bits))
         }
-        Json::Obj(members) if members.is_empty() => Ok((0, Outcome::DefaultsUsed)),
+        Json::Obj(members) if members.is_empty() => Ok(Loadout::Keep("Value has an explicit default")),
         other => Err(format!("an enum can't be read from {}", other.kind())),
     }
 }
@@ -265,18 +279,17 @@ impl<E: O3deEnum> EnumVisitor<E> {
     fn finish<Err: de::Error>(captured: Captured) -> Result<E, Err> {
         let json = captured.json();
         let failure = match load::<E>(&json) {
-            Ok((bits, outcome)) => match E::from_repr(E::Repr::from_bits(bits)) {
-                Some(v) => {
-                    if outcome != Outcome::Success {
-                        channel::report(
-                            ResultCode::new(Task::Convert, outcome),
-                            "Enum value loaded as its default".to_owned(),
-                        );
-                    }
-                    return Ok(v);
-                }
+            Ok(Loadout::Bits(bits)) => match E::from_repr(E::Repr::from_bits(bits)) {
+                Some(v) => return Ok(v),
                 None => format!("{} is not a value of this enum", E::Repr::from_bits(bits).to_i128()),
             },
+            Ok(Loadout::Keep(message)) => {
+                // O3DE leaves the target untouched: under this crate's deserializer a struct member
+                // keeps its current value (the loader treats it as absent); elsewhere the value is
+                // a new one, the default.
+                channel::report_kept(ResultCode::new(Task::ReadField, Outcome::DefaultsUsed), message.to_owned());
+                return Ok(E::default());
+            }
             Err(message) => message,
         };
         if channel::report(ResultCode::new(Task::Convert, Outcome::Unsupported), failure.clone()) {
@@ -318,11 +331,14 @@ impl<'de, E: O3deEnum> Visitor<'de> for EnumVisitor<E> {
 }
 
 /// The value a string loads as for `E`, for tooling that handles enum text (e.g. patches):
-/// `Ok((value, outcome))` or the Unsupported message.
+/// `Ok((value, outcome))` or the Unsupported message. `""` leaves the value as it was in O3DE;
+/// here it gives `E::default()` with DefaultsUsed.
 pub fn parse<E: O3deEnum>(text: &str) -> Result<(E, Outcome), String> {
     let json = Json::Str(text.to_owned());
-    let (bits, outcome) = load::<E>(&json)?;
-    E::from_repr(E::Repr::from_bits(bits))
-        .map(|v| (v, outcome))
-        .ok_or_else(|| format!("{bits} is not a value of this enum"))
+    match load::<E>(&json)? {
+        Loadout::Keep(_) => Ok((E::default(), Outcome::DefaultsUsed)),
+        Loadout::Bits(bits) => E::from_repr(E::Repr::from_bits(bits))
+            .map(|v| (v, Outcome::Success))
+            .ok_or_else(|| format!("{bits} is not a value of this enum")),
+    }
 }
