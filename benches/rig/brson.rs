@@ -135,7 +135,7 @@ pub fn world_with(slots: usize) -> DataTree {
     DataTree {
         version_number: Some("2025.11.21.1200".into()),
         feature_flags: Some(
-            [("ColorManagement", 0), ("ProtoFlux", 0)].into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            [("ColorManagement", 0), ("ProtoFlux", 0)].into_iter().map(|(k, v)| (k.to_owned(), v.into())).collect(),
         ),
         types: Some(
             [
@@ -147,7 +147,7 @@ pub fn world_with(slots: usize) -> DataTree {
             .map(String::from)
             .to_vec(),
         ),
-        type_versions: Some([("[FrooxEngine]FrooxEngine.BoxCollider".to_owned(), 1)].into_iter().collect()),
+        type_versions: Some([("[FrooxEngine]FrooxEngine.BoxCollider".to_owned(), 1.into())].into_iter().collect()),
         object: root,
         assets: Some(assets),
         ..DataTree::default()

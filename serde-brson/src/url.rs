@@ -86,7 +86,8 @@ impl<'a> AssetUrl<'a> {
     }
 }
 
-/// Every URL in a tree (without its `@`), in document order, read lazily from the raw payload.
+/// Every URL in a tree (without its `@`), in document order, collected from the raw payload
+/// without decoding the tree (asset URLs and others: [`AssetUrl::parse`] tells them apart).
 /// Iterative: safe on any depth a [`Payload`](crate::Payload) accepted.
 pub fn urls(document: &RawDocument) -> Result<Vec<&str>> {
     let mut out = Vec::new();

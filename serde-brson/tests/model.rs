@@ -8,7 +8,8 @@ use common::{fixture, options_for, payload};
 use proptest::prelude::*;
 use serde::Deserialize;
 use serde_brson::model::{
-    ColorProfile, ColorX, ComponentEntry, DataTree, DtString, Field, Guid, Layout, RefField, Slot, TypeRef, Url,
+    ColorProfile, ColorX, ComponentEntry, DataTree, DtString, Field, Guid, Layout, RefField, Slot, StoredInt, TypeRef,
+    Url, Width,
 };
 use serde_brson::{Compression, ErrorKind};
 
@@ -45,8 +46,10 @@ fn legacy_redx_tree() {
     assert_eq!(tree.object.id, "79101779-a5cd-486a-8b61-836bfbaa723b");
     assert_eq!(tree.object.name(), Some("Holder"));
     assert_eq!(tree.types, None);
-    // Legacy files store every integer as int64; the model reads them leniently.
-    assert_eq!(tree.type_versions.as_ref().unwrap()["FrooxEngine.TextRenderer"], 5);
+    // Legacy files store every integer as int64; the model reads them leniently and keeps the width.
+    let text_renderer = tree.type_versions.as_ref().unwrap()["FrooxEngine.TextRenderer"];
+    assert_eq!(text_renderer, 5);
+    assert_eq!(text_renderer.width, Width::Int64);
     let first = &tree.object.components().unwrap()[0];
     assert_eq!(tree.type_name(&first.type_ref), Some("FrooxEngine.GrabbableReparentBlock"));
     let names: Vec<_> = tree.object.children.iter().map(|s| s.name().unwrap()).collect();
@@ -54,18 +57,21 @@ fn legacy_redx_tree() {
     assert!(tree.object.descendants().count() > 10);
     assert_eq!(tree.assets.as_ref().unwrap().len(), 27);
 
-    // Encoding gives a tree the engine reads identically (int32 vs int64 aside).
+    // Encoding gives the same tree (and, below, the same bytes).
     let again = serde_brson::to_vec(&tree, Compression::Lzma).unwrap();
     let a = Bson::Document(payload("redx-5ce7cdf5.7zbson").to_document().unwrap());
     let b = Bson::Document(serde_brson::decompress(&again).unwrap().to_document().unwrap());
     assert!(same_numbers(&a, &b));
+    assert_eq!(a, b);
 }
 
+/// Regression (issue 16): `TypeVersions` came back as int32 where the legacy redx file had int64,
+/// so the README's "engine-written files re-encode to the same BSON bytes" did not hold for it.
 #[test]
-fn engine_written_layouts_round_trip_to_the_same_bytes() {
-    // The Box file (legacy layout, int32 `int` members) and the modern sample both re-encode to
-    // exactly their payload.
-    for name in ["rassi0429-Box.7zbson", "synthetic-modern.brson"] {
+fn engine_written_files_re_encode_to_the_same_bson_bytes() {
+    // Both real files (legacy NeosVR: redx with int64 integers, Box with int32 `int` members) and
+    // the modern sample: decode → encode → the decompressed payload is byte-identical.
+    for name in ["redx-5ce7cdf5.7zbson", "rassi0429-Box.7zbson", "synthetic-modern.brson"] {
         let tree = tree(name);
         let original = payload(name);
         for kind in [Compression::Lz4, Compression::Brotli, Compression::Lzma] {
@@ -258,12 +264,18 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
-    fn typed_model_round_trips(object in slot_tree(), types in proptest::option::of(proptest::collection::vec("[A-Za-z.\\[\\]<>]{1,30}", 0..4)), kind in 0..3usize) {
+    fn typed_model_round_trips(object in slot_tree(), types in proptest::option::of(proptest::collection::vec("[A-Za-z.\\[\\]<>]{1,30}", 0..4)), versions in proptest::option::of(proptest::collection::vec(("[A-Za-z.]{1,20}", any::<i32>(), 0..3usize), 0..4)), kind in 0..3usize) {
         let compression = [Compression::Lz4, Compression::Lzma, Compression::Brotli][kind];
         let legacy = object.layout == Layout::Legacy && types.is_none();
+        let type_versions = versions.map(|v| {
+            v.into_iter()
+                .map(|(k, value, w)| (k, StoredInt { value, width: [Width::Int32, Width::Int64, Width::Double][w] }))
+                .collect()
+        });
         let tree = DataTree {
             version_number: types.as_ref().map(|_| "2025.1.1.1".to_owned()),
             types,
+            type_versions,
             object,
             layout: if legacy { Layout::Legacy } else { Layout::Modern },
             ..DataTree::default()

@@ -6,7 +6,8 @@
 //! decode one with [`ComponentEntry::data_as`]), and numbers are read leniently (int32, int64 and
 //! double are interchangeable, as in the engine). Writing follows the engine's key order — the
 //! modern one, or the legacy NeosVR one for trees read from legacy files ([`Layout`]) — and its
-//! number widths (`int` → int32, `long` → int64, floats → double), so decode → encode gives a
+//! number widths (`int` → int32, `long` → int64, floats → double; `TypeVersions` and `FeatureFlags`
+//! as the file stored them, [`StoredInt`]), so decode → encode gives a
 //! tree the engine reads identically, and for engine-written files the same bytes.
 //!
 //! ```
@@ -33,7 +34,7 @@ use serde_core::{Deserialize, Serialize};
 
 pub use self::values::{
     Color, ColorProfile, ColorX, Double3, DoubleQ, DtString, EnumName, Float2, Float3, Float4, Float4x4, FloatQ, Guid,
-    Int3, Num, Url,
+    Int3, Num, StoredInt, Url, Width,
 };
 use crate::budget;
 use crate::lenient::Lenient;
@@ -444,12 +445,14 @@ impl<'de> Deserialize<'de> for Slot {
 pub struct DataTree {
     /// `VersionNumber`, e.g. `"2024.10.29.1229"` (modern files).
     pub version_number: Option<String>,
-    /// `FeatureFlags`: name → version (modern files; the meanings are not public).
-    pub feature_flags: Option<IndexMap<String, i32>>,
+    /// `FeatureFlags`: name → version (modern files; the meanings are not public), each with the
+    /// width it was stored in.
+    pub feature_flags: Option<IndexMap<String, StoredInt>>,
     /// `Types`: the type table component `Type` indices point into (modern files).
     pub types: Option<Vec<String>>,
-    /// `TypeVersions`: type name → version, for types with a version above 0.
-    pub type_versions: Option<IndexMap<String, i32>>,
+    /// `TypeVersions`: type name → version, for types with a version above 0, each with the width
+    /// it was stored in (int32 in Resonite files, int64 in legacy NeosVR files).
+    pub type_versions: Option<IndexMap<String, StoredInt>>,
     /// `Object`: the root slot.
     pub object: Slot,
     /// `Assets`: asset providers the object references but that live outside it.
@@ -532,8 +535,8 @@ impl<'de> Deserialize<'de> for DataTree {
     }
 }
 
-/// A name → int32 map read with lenient numbers.
-struct LenientMap(IndexMap<String, i32>);
+/// A name → int map read with lenient numbers, keeping each number's width.
+struct LenientMap(IndexMap<String, StoredInt>);
 
 impl<'de> Deserialize<'de> for LenientMap {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -546,10 +549,10 @@ impl<'de> Deserialize<'de> for LenientMap {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LenientMap, A::Error> {
                 let mut out = IndexMap::new();
                 while let Some(k) = map.next_key::<String>()? {
-                    let bucket = std::mem::size_of::<(usize, String, i32)>();
+                    let bucket = std::mem::size_of::<(usize, String, StoredInt)>();
                     let grow = budget::map_bytes(out.len() + 1, bucket) - budget::map_bytes(out.len(), bucket);
                     budget::model_charge(grow + k.len())?;
-                    out.insert(k, map.next_value_seed(Lenient::<i32>(PhantomData))?);
+                    out.insert(k, map.next_value::<StoredInt>()?);
                 }
                 Ok(LenientMap(out))
             }

@@ -337,3 +337,106 @@ impl<'de, T: Number> Deserialize<'de> for Num<T> {
         crate::lenient::number(d).map(Num)
     }
 }
+
+/// How a BSON number was stored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Width {
+    /// BSON int32 (what Resonite writes for `int`).
+    #[default]
+    Int32,
+    /// BSON int64 (what legacy NeosVR files hold for every integer).
+    Int64,
+    /// BSON double (what some other tools write).
+    Double,
+}
+
+/// An `int` that remembers how the file stored it, so that decode → encode writes it back the
+/// same way: [`DataTree::type_versions`](super::DataTree::type_versions) and
+/// [`feature_flags`](super::DataTree::feature_flags) are int32 in Resonite files and int64 in
+/// legacy NeosVR files.
+///
+/// Read leniently ([`crate::lenient`]); the width is what the deserializer reports: `visit_i32` is
+/// int32 (BSON int32, and any type narrower than `i64`), `visit_i64` int64 (BSON int64; serde_json
+/// reports negative numbers this way too), `visit_u64` int32, `visit_f64` a double (which must
+/// hold an integral value). Written with `serialize_i32`, `serialize_i64` or `serialize_f64`.
+/// Compares equal to an `i32` of the same value, whatever the width.
+///
+/// ```
+/// use serde_brson::model::{StoredInt, Width};
+///
+/// let legacy = StoredInt { value: 5, width: Width::Int64 };
+/// assert_eq!(legacy, 5);
+/// assert_eq!(StoredInt::from(5), StoredInt { value: 5, width: Width::Int32 });
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct StoredInt {
+    /// The value.
+    pub value: i32,
+    /// How it is written.
+    pub width: Width,
+}
+
+impl From<i32> for StoredInt {
+    /// An int32, as Resonite writes it.
+    fn from(value: i32) -> Self {
+        StoredInt { value, width: Width::Int32 }
+    }
+}
+
+impl PartialEq<i32> for StoredInt {
+    fn eq(&self, other: &i32) -> bool {
+        self.value == *other
+    }
+}
+
+impl fmt::Display for StoredInt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl Serialize for StoredInt {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.width {
+            Width::Int32 => s.serialize_i32(self.value),
+            Width::Int64 => s.serialize_i64(i64::from(self.value)),
+            Width::Double => s.serialize_f64(f64::from(self.value)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StoredInt {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl V {
+            fn lenient<E: de::Error>(width: Width, r: Result<i32, E>) -> Result<StoredInt, E> {
+                r.map(|value| StoredInt { value, width })
+            }
+        }
+        impl Visitor<'_> for V {
+            type Value = StoredInt;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(<i32 as Number>::EXPECTING)
+            }
+            fn visit_i8<E: de::Error>(self, v: i8) -> Result<StoredInt, E> {
+                self.visit_i32(i32::from(v))
+            }
+            fn visit_i16<E: de::Error>(self, v: i16) -> Result<StoredInt, E> {
+                self.visit_i32(i32::from(v))
+            }
+            fn visit_i32<E: de::Error>(self, v: i32) -> Result<StoredInt, E> {
+                Ok(StoredInt { value: v, width: Width::Int32 })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StoredInt, E> {
+                V::lenient(Width::Int64, crate::lenient::LenientVisitor::<i32>::new().visit_i64(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StoredInt, E> {
+                V::lenient(Width::Int32, crate::lenient::LenientVisitor::<i32>::new().visit_u64(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StoredInt, E> {
+                V::lenient(Width::Double, crate::lenient::LenientVisitor::<i32>::new().visit_f64(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
