@@ -46,6 +46,10 @@ pub fn to_writer<W: Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Resul
 
 /// Decodes a `T` from a FlatBuffer, borrowing `&str` and `&[u8]` fields from `bytes` (zero-copy).
 ///
+/// A field whose slot is absent is serde's missing field: buffers from flatc's builders leave out
+/// scalars equal to their schema default, so give such fields `#[serde(default)]` (or `Option<T>`,
+/// or a declared `name=N` default); without one, decoding fails with ``missing field `name` ``.
+///
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
 /// struct Weapon<'a> { name: &'a str, damage: i16 }

@@ -235,3 +235,40 @@ fn a_declared_default_that_does_not_parse_is_an_error() {
     let err = serde_flatbuf_lite::from_slice::<Bad>(b.finished_data()).unwrap_err();
     assert!(err.to_string().contains("declared default `lots`"), "{err}");
 }
+
+/// Regression (issue 16, docs): the official builder leaves out every scalar equal to its default,
+/// so a Rust field for it needs `#[serde(default)]` (or `Option`, or a declared `name=N` default);
+/// without one the absent slot is serde's missing field, an error, never a silent zero.
+#[test]
+fn absent_fields_need_serde_default() {
+    // table T { a:int; b:int; } with a = 0 (left out by the builder) and b = 5.
+    let mut b = FlatBufferBuilder::new();
+    let start = b.start_table();
+    b.push_slot::<i32>(vt(0), 0, 0);
+    b.push_slot::<i32>(vt(1), 5, 0);
+    let root = b.end_table(start);
+    b.finish_minimal(root);
+    let bytes = b.finished_data().to_vec();
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Strict {
+        a: i32,
+        b: i32,
+    }
+    let e = serde_flatbuf_lite::from_slice::<Strict>(&bytes).unwrap_err();
+    assert!(e.to_string().contains("missing field `a`"), "{e}");
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Defaulted {
+        #[serde(default)]
+        a: i32,
+        b: i32,
+    }
+    assert_eq!(serde_flatbuf_lite::from_slice::<Defaulted>(&bytes).unwrap(), Defaulted { a: 0, b: 5 });
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Optional {
+        a: Option<i32>,
+        b: i32,
+    }
+    assert_eq!(serde_flatbuf_lite::from_slice::<Optional>(&bytes).unwrap(), Optional { a: None, b: 5 });
+}
