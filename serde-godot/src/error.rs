@@ -83,6 +83,9 @@ pub enum ErrorKind {
     Io(std::io::Error),
     /// A message from a `Serialize` or `Deserialize` implementation (serde's `custom`).
     Message(String),
+    /// Godot's text form (`text`, `cfg`) could not be read: what was expected; the offset is the
+    /// byte in the text.
+    Syntax(String),
 }
 
 impl Error {
@@ -164,6 +167,13 @@ impl Error {
         self
     }
 
+    /// Forgets the offset (an error from an intermediate encoding, whose offsets mean nothing to
+    /// the caller).
+    pub(crate) fn without_offset(mut self) -> Self {
+        self.inner.offset = None;
+        self
+    }
+
     /// Sets the offset unless one is already known.
     #[cold]
     pub(crate) fn or_at(mut self, offset: usize) -> Self {
@@ -197,6 +207,7 @@ impl Display for ErrorKind {
             ErrorKind::InvalidKey => f.write_str("invalid map key"),
             ErrorKind::Io(e) => write!(f, "I/O error: {e}"),
             ErrorKind::Message(msg) => f.write_str(msg),
+            ErrorKind::Syntax(msg) => write!(f, "syntax error: {msg}"),
         }
     }
 }

@@ -11,7 +11,7 @@ pub mod json;
 mod magic;
 mod options;
 pub mod ser;
-mod text;
+pub mod text;
 mod types;
 mod variant;
 mod wire;

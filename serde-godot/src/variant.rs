@@ -27,8 +27,8 @@ use crate::{
 /// repeated Dictionary key keeps its first position and last value.
 ///
 /// Large payloads are boxed so that a `Variant` is 32 bytes. [`Display`](fmt::Display) prints
-/// Godot's text form (`Vector2(1, 2)`, `{"hp": 10}`); `From` impls build Variants from Rust
-/// values.
+/// Godot 4's text form exactly as `var_to_str` does (`Vector2(1, 2)`, `{\n"hp": 10\n}`; see
+/// [`crate::text`]); `From` impls build Variants from Rust values.
 ///
 /// With other serde formats a Variant is the natural data-model value (numbers, strings,
 /// sequences, maps; math types as their structs), which is lossy in the way any conversion to
@@ -41,7 +41,7 @@ use crate::{
 /// let bytes = msg.to_bytes(&Default::default())?;
 /// let back = Variant::from_bytes(&bytes, &Default::default())?;
 /// assert_eq!(back, msg);
-/// assert_eq!(back.to_string(), r#"{"cmd": "move", "to": Vector2(3, 4)}"#);
+/// assert_eq!(back.to_string(), "{\n\"cmd\": \"move\",\n\"to\": Vector2(3, 4)\n}");
 /// # Ok::<(), serde_godot::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
