@@ -92,7 +92,9 @@ impl Printer<'_> {
             }
             Variant::NodePath(p) => {
                 self.out.push_str("NodePath(");
-                quoted(self.out, &p.to_string(), true);
+                // A path with no names and no subnames is the empty path, even if absolute.
+                let text = if p.is_empty() { String::new() } else { p.to_string() };
+                quoted(self.out, &text, true);
                 self.out.push(')');
             }
             Variant::Vector2i(v) => self.display(name, [v.x, v.y]),
