@@ -2,7 +2,8 @@
 //! `for_each_codec!`), the mesh through a PackedVector3Array, and a `packets` dataset — 1,000
 //! game messages encoded one by one, as a server sends them — where the crates.io
 //! `godot-binary-serialization` crate (which has no Array type, so cannot express the four
-//! datasets) runs side by side with the anchors.
+//! datasets) runs side by side with the anchors; and `packets_reused`, the same messages each
+//! encoded into one reused, cleared buffer and decoded alone: the per-call cost of a server.
 
 use std::hint::black_box;
 
@@ -245,6 +246,39 @@ fn bench_packets_row<C: Codec>(c: &mut Criterion, msgs: &[Packet]) {
     g.finish();
 }
 
+/// One row of the `packets_reused` dataset: the same 1,000 messages, each encoded alone into one
+/// reused buffer (cleared before each message, as a server that encodes, sends and reuses does)
+/// and each decoded alone without collecting: the per-call cost, setup included.
+fn bench_packets_reused_row<C: Codec>(c: &mut Criterion, msgs: &[Packet]) {
+    let (mut all, mut ends) = (Vec::new(), Vec::new());
+    encode_packets::<C>(msgs, &mut all, &mut ends);
+    super::record_size("packets_reused", C::NAME, all.len());
+    let len = all.len();
+    let mut buf = Vec::with_capacity(4096);
+    let mut g = group(c, "packets_reused", "serialize", len);
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            for m in black_box(msgs) {
+                buf.clear();
+                C::encode(m, &mut buf);
+                black_box(&buf);
+            }
+        })
+    });
+    g.finish();
+    let mut g = group(c, "packets_reused", "deserialize", len);
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            let mut start = 0;
+            for &end in &ends {
+                black_box(C::decode::<Packet>(black_box(&all[start..end])));
+                start = end;
+            }
+        })
+    });
+    g.finish();
+}
+
 /// The godot-binary-serialization row of the `packets` dataset.
 fn bench_packets_gbs(c: &mut Criterion, msgs: &[Packet]) {
     let (mut buf, mut ends) = (Vec::new(), Vec::new());
@@ -271,4 +305,8 @@ pub fn bench(c: &mut Criterion, data: &super::Datasets) {
     bench_packets_row::<GodotDict>(c, &msgs);
     bench_packets_row::<GodotArray>(c, &msgs);
     bench_packets_gbs(c, &msgs);
+    bench_packets_reused_row::<super::anchors::Postcard>(c, &msgs);
+    bench_packets_reused_row::<super::anchors::Bincode1>(c, &msgs);
+    bench_packets_reused_row::<GodotDict>(c, &msgs);
+    bench_packets_reused_row::<GodotArray>(c, &msgs);
 }
