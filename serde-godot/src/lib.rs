@@ -39,6 +39,17 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     Options::new().to_vec(value)
 }
 
+/// Encodes `value` with the default [`Options`] at the start of `buf`, without allocating;
+/// returns the number of bytes written (see [`Options::to_slice`]).
+pub fn to_slice<T: Serialize + ?Sized>(value: &T, buf: &mut [u8]) -> Result<usize> {
+    Options::new().to_slice(value, buf)
+}
+
+/// The encoded size of `value` with the default [`Options`], computed without allocating.
+pub fn serialized_size<T: Serialize + ?Sized>(value: &T) -> Result<usize> {
+    Options::new().serialized_size(value)
+}
+
 /// Encodes `value` with the default [`Options`] into `writer` (one `write_all`).
 pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(writer: W, value: &T) -> Result<()> {
     Options::new().to_writer(writer, value)

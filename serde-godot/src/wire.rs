@@ -6,6 +6,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Version;
+use crate::ser::Output;
 
 /// `HEADER_DATA_FLAG_64`: INT, FLOAT and the real-based math types carry 64-bit payloads.
 pub(crate) const FLAG_64: u32 = 1 << 16;
@@ -525,8 +526,8 @@ fn check_len(len: usize, max_len: usize, at: usize) -> Result<usize> {
 
 /// Appends a header.
 #[inline]
-pub(crate) fn put_header(out: &mut Vec<u8>, header: u32) {
-    out.extend_from_slice(&header.to_le_bytes());
+pub(crate) fn put_header<O: Output>(out: &mut O, header: u32) {
+    out.put(&header.to_le_bytes());
 }
 
 /// Appends a 31-bit length (error if longer).
@@ -540,7 +541,7 @@ pub(crate) fn len_u32(len: usize) -> Result<u32> {
 
 /// Appends `s` and its zero padding to a multiple of 4.
 #[inline]
-fn put_padded(out: &mut Vec<u8>, s: &[u8]) {
+pub(crate) fn put_padded(out: &mut Vec<u8>, s: &[u8]) {
     let end = out.len() + s.len() + pad4(s.len());
     out.extend_from_slice(s);
     // A fixed-size write and a truncate instead of a variable-size one (which would be a call).
@@ -572,7 +573,7 @@ fn copy_short(dst: &mut [u8; 16], s: &[u8]) {
 /// Appends `word` (8 bytes) and then `s` padded to 4, for `s` of at most 16 bytes, as one
 /// fixed-size write.
 #[inline(always)]
-fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
+pub(crate) fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
     let start = out.len();
     let end = start + 8 + s.len() + pad4(s.len());
     // Zero 24 bytes, write into them in place (a stack buffer copied out afterwards would stall
@@ -586,40 +587,38 @@ fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
 
 /// Appends length, bytes and zero padding of a string body.
 #[inline]
-pub(crate) fn put_str_body(out: &mut Vec<u8>, s: &[u8]) -> Result<()> {
+pub(crate) fn put_str_body<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {
     let len = len_u32(s.len())?;
     out.reserve(s.len() + 8);
-    out.extend_from_slice(&len.to_le_bytes());
-    put_padded(out, s);
+    out.put(&len.to_le_bytes());
+    out.put_padded(s);
     Ok(())
 }
 
 /// Appends a complete value: `header`, then the string body (STRING, STRING_NAME).
 #[inline]
-pub(crate) fn put_str_value(out: &mut Vec<u8>, header: u32, s: &[u8]) -> Result<()> {
+pub(crate) fn put_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
     let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
     if s.len() <= 16 {
-        put_short(out, word, s);
+        out.put_short(word, s);
         return Ok(());
     }
     len_u32(s.len())?;
     out.reserve(s.len() + 12);
-    out.extend_from_slice(&word);
-    put_padded(out, s);
+    out.put(&word);
+    out.put_padded(s);
     Ok(())
 }
 
 /// Appends a PackedStringArray element: the length counts a trailing NUL, which is written.
 #[inline]
-pub(crate) fn put_packed_str(out: &mut Vec<u8>, s: &[u8]) -> Result<()> {
+pub(crate) fn put_packed_str<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {
     let len = len_u32(s.len() + 1)?;
     out.reserve(s.len() + 8);
-    out.extend_from_slice(&len.to_le_bytes());
-    // The NUL is part of the padding written after the bytes.
-    let end = out.len() + s.len() + 1 + pad4(s.len() + 1);
-    out.extend_from_slice(s);
-    out.extend_from_slice(&[0; 4]);
-    out.truncate(end);
+    out.put(&len.to_le_bytes());
+    // The NUL, then the padding.
+    out.put(s);
+    out.put(&[0; 4][..1 + pad4(s.len() + 1)]);
     Ok(())
 }
 

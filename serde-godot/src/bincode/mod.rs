@@ -194,9 +194,16 @@ pub trait Options: Copy + Sized {
         Ok(encode_vec(&o.opts, o.limit(), t)?)
     }
 
-    /// The encoded size of `t` in bytes.
+    /// The encoded size of `t` in bytes, computed without allocating.
     fn serialized_size<T: ?Sized + Serialize>(self, t: &T) -> Result<u64> {
-        Ok(self.serialize(t)?.len() as u64)
+        let o = self.godot_settings();
+        let size = o.opts.serialized_size(t)?;
+        match o.limit() {
+            Some(limit) if size > limit => {
+                Err(GodotError::new(GodotKind::SizeLimit { size: size as u64, limit }).into())
+            }
+            _ => Ok(size as u64),
+        }
     }
 
     /// Encodes `t` into `w` with one `write_all`; nothing is written if it is above the limit.

@@ -17,17 +17,20 @@ where
     Ok(super::encode_vec(&config.godot_options(), config.limit(), &val)?)
 }
 
-/// Encodes `val` into `dst` and returns the number of bytes written;
+/// Encodes `val` into `dst` without allocating and returns the number of bytes written;
 /// [`EncodeError::UnexpectedEnd`] if it does not fit.
 pub fn encode_into_slice<E, C>(val: E, dst: &mut [u8], config: C) -> Result<usize, EncodeError>
 where
     E: Serialize,
     C: Config,
 {
-    let bytes = super::encode_vec(&config.godot_options(), config.limit(), &val)?;
-    let out = dst.get_mut(..bytes.len()).ok_or(EncodeError::UnexpectedEnd)?;
-    out.copy_from_slice(&bytes);
-    Ok(bytes.len())
+    let limit = config.limit().unwrap_or(usize::MAX);
+    match config.godot_options().to_slice(&val, dst) {
+        Ok(n) if n > limit => Err(crate::Error::new(crate::ErrorKind::SizeLimit { size: n as u64, limit }).into()),
+        Ok(n) => Ok(n),
+        Err(e) if matches!(e.kind(), crate::ErrorKind::SizeLimit { .. }) => Err(EncodeError::UnexpectedEnd),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Encodes `val` into `dst` (one `write_all`) and returns the number of bytes written.

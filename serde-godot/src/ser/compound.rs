@@ -4,27 +4,27 @@
 use serde_core::ser::{self, Serialize};
 
 use super::macros::compound;
-use super::writer::{NO_CHECK, Open, Serializer};
+use super::writer::{NO_CHECK, Open, Output, Serializer};
 use crate::error::{Error, Result};
 
-impl<'a> Serializer<'a> {
+impl<'a, O: Output> Serializer<'a, O> {
     /// Starts an untyped ARRAY.
     #[inline]
-    pub(super) fn begin_array(&mut self, len: Option<usize>) -> Result<Seq<'_, 'a>> {
+    pub(super) fn begin_array(&mut self, len: Option<usize>) -> Result<Seq<'_, 'a, O>> {
         let open = self.open(self.array, len)?;
         Ok(Seq { ser: self, open })
     }
 
     /// Starts an untyped DICTIONARY.
     #[inline]
-    pub(super) fn begin_dict(&mut self, len: Option<usize>) -> Result<Map<'_, 'a>> {
+    pub(super) fn begin_dict(&mut self, len: Option<usize>) -> Result<Map<'_, 'a, O>> {
         let open = self.open(self.dict, len)?;
         Ok(Map { ser: self, open })
     }
 
     /// Writes `{ "Variant": ` of an externally tagged enum and steps into the value.
     pub(super) fn begin_variant(&mut self, variant: &'static str) -> Result<()> {
-        self.out.extend_from_slice(&(self.dict as u64 | 1 << 32).to_le_bytes());
+        self.out.put(&(self.dict as u64 | 1 << 32).to_le_bytes());
         self.string(variant)?;
         self.descend();
         self.check_depth()
@@ -32,12 +32,12 @@ impl<'a> Serializer<'a> {
 }
 
 /// The compound for sequences, tuples and (in Array form) structs.
-pub struct Seq<'s, 'a> {
-    pub(super) ser: &'s mut Serializer<'a>,
+pub struct Seq<'s, 'a, O: Output = Vec<u8>> {
+    pub(super) ser: &'s mut Serializer<'a, O>,
     pub(super) open: Open,
 }
 
-impl Seq<'_, '_> {
+impl<O: Output> Seq<'_, '_, O> {
     #[inline]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.ser.check_depth()?;
@@ -55,7 +55,7 @@ impl Seq<'_, '_> {
     }
 }
 
-compound!(Seq<'_, '_>, element, end_seq:
+compound!(Seq<'_, '_, O>, element, end_seq:
     SerializeSeq serialize_element,
     SerializeTuple serialize_element,
     SerializeTupleStruct serialize_field,
@@ -63,12 +63,12 @@ compound!(Seq<'_, '_>, element, end_seq:
 );
 
 /// The compound for maps and (in Dictionary form) structs.
-pub struct Map<'s, 'a> {
-    pub(super) ser: &'s mut Serializer<'a>,
+pub struct Map<'s, 'a, O: Output = Vec<u8>> {
+    pub(super) ser: &'s mut Serializer<'a, O>,
     pub(super) open: Open,
 }
 
-impl ser::SerializeMap for Map<'_, '_> {
+impl<O: Output> ser::SerializeMap for Map<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 

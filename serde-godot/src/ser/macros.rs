@@ -20,10 +20,11 @@ macro_rules! int_methods {
     };
 }
 
-/// Implements serde's compound traits for a type by forwarding to its inherent methods.
+/// Implements serde's compound traits for a type (generic over the [`Output`](super::Output) `O`)
+/// by forwarding to its inherent methods.
 macro_rules! compound {
     ($ty:ty, $element:ident, $end:ident: $($trait:ident $method:ident,)*) => {$(
-        impl ser::$trait for $ty {
+        impl<O: Output> ser::$trait for $ty {
             type Ok = ();
             type Error = Error;
 
@@ -43,7 +44,7 @@ macro_rules! compound {
 /// Like `compound!` for the struct traits, whose fields come with their names.
 macro_rules! compound_struct {
     ($ty:ty, $field:ident, $end:ident: $($trait:ident),*) => {$(
-        impl ser::$trait for $ty {
+        impl<O: Output> ser::$trait for $ty {
             type Ok = ();
             type Error = Error;
 

@@ -16,7 +16,7 @@ use serde_core::ser::{self, Serialize};
 
 pub use compound::{Map, Seq};
 pub use structs::Struct;
-pub use writer::Serializer;
+pub use writer::{Output, Serializer, SizeCounter, SliceOutput};
 
 use crate::VariantType;
 use crate::error::{Error, ErrorKind, Result};
@@ -44,6 +44,28 @@ impl Options {
         value.serialize(&mut Serializer::with_options(out, *self))
     }
 
+    /// Encodes `value` at the start of `buf` and returns the number of bytes written, without
+    /// allocating. A `buf` too small is [`ErrorKind::SizeLimit`] with the size needed (`size`)
+    /// and `buf`'s length (`limit`); what was written to `buf` is then unspecified.
+    pub fn to_slice<T: Serialize + ?Sized>(&self, value: &T, buf: &mut [u8]) -> Result<usize> {
+        let mut out = SliceOutput::new(buf);
+        value.serialize(&mut Serializer::with_output(&mut out, *self))?;
+        if out.fits() {
+            Ok(out.len())
+        } else {
+            Err(Error::new(ErrorKind::SizeLimit { size: out.len() as u64, limit: out.capacity() }))
+        }
+    }
+
+    /// The number of bytes [`to_vec`](Options::to_vec) would produce, computed without writing
+    /// or allocating. (Typed-container element types are checked by the encoding itself, not
+    /// here.)
+    pub fn serialized_size<T: Serialize + ?Sized>(&self, value: &T) -> Result<usize> {
+        let mut out = SizeCounter::default();
+        value.serialize(&mut Serializer::with_output(&mut out, *self))?;
+        Ok(out.len())
+    }
+
     /// Encodes `value` into `writer`. The value is encoded in memory first (Godot's container
     /// counts come before their elements), then written with one `write_all`.
     pub fn to_writer<W: std::io::Write, T: Serialize + ?Sized>(&self, mut writer: W, value: &T) -> Result<()> {
@@ -53,16 +75,16 @@ impl Options {
     }
 }
 
-impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
+impl<'s, 'a, O: Output> ser::Serializer for &'s mut Serializer<'a, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Seq<'s, 'a>;
-    type SerializeTuple = Seq<'s, 'a>;
-    type SerializeTupleStruct = Seq<'s, 'a>;
-    type SerializeTupleVariant = Seq<'s, 'a>;
-    type SerializeMap = Map<'s, 'a>;
-    type SerializeStruct = Struct<'s, 'a>;
-    type SerializeStructVariant = Struct<'s, 'a>;
+    type SerializeSeq = Seq<'s, 'a, O>;
+    type SerializeTuple = Seq<'s, 'a, O>;
+    type SerializeTupleStruct = Seq<'s, 'a, O>;
+    type SerializeTupleVariant = Seq<'s, 'a, O>;
+    type SerializeMap = Map<'s, 'a, O>;
+    type SerializeStruct = Struct<'s, 'a, O>;
+    type SerializeStructVariant = Struct<'s, 'a, O>;
 
     fn is_human_readable(&self) -> bool {
         false
@@ -71,7 +93,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
         let word = BOOL as u64 | ((v as u64) << 32);
-        self.out.extend_from_slice(&word.to_le_bytes());
+        self.out.put(&word.to_le_bytes());
         Ok(())
     }
 
@@ -82,7 +104,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
         let word = FLOAT as u64 | ((v.to_bits() as u64) << 32);
-        self.out.extend_from_slice(&word.to_le_bytes());
+        self.out.put(&word.to_le_bytes());
         Ok(())
     }
 
@@ -185,17 +207,17 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'s, 'a>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'s, 'a, O>> {
         self.begin_array(len)
     }
 
     #[inline]
-    fn serialize_tuple(self, len: usize) -> Result<Seq<'s, 'a>> {
+    fn serialize_tuple(self, len: usize) -> Result<Seq<'s, 'a, O>> {
         self.begin_array(Some(len))
     }
 
     #[inline]
-    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Seq<'s, 'a>> {
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Seq<'s, 'a, O>> {
         self.begin_array(Some(len))
     }
 
@@ -205,7 +227,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Seq<'s, 'a>> {
+    ) -> Result<Seq<'s, 'a, O>> {
         self.begin_variant(variant)?;
         let mut seq = self.begin_array(Some(len))?;
         seq.open.levels = 2;
@@ -213,12 +235,12 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
     }
 
     #[inline]
-    fn serialize_map(self, len: Option<usize>) -> Result<Map<'s, 'a>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Map<'s, 'a, O>> {
         self.begin_dict(len)
     }
 
     #[inline]
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'s, 'a>> {
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'s, 'a, O>> {
         match magic::lookup(name) {
             None => self.begin_struct(len, 0),
             Some(magic) => self.magic_struct(magic, len),
@@ -231,7 +253,7 @@ impl<'s, 'a> ser::Serializer for &'s mut Serializer<'a> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Struct<'s, 'a>> {
+    ) -> Result<Struct<'s, 'a, O>> {
         self.begin_variant(variant)?;
         self.begin_struct(len, 1)
     }

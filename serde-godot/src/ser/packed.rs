@@ -5,22 +5,22 @@ use serde_core::ser::{self, Impossible, Serialize};
 
 use super::macros::{compound, compound_struct, int_methods, reject, unexpected};
 use super::payload::F32Capture;
-use super::writer::{Open, Serializer};
+use super::writer::{Open, Output, Serializer};
 use crate::VariantType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire;
 
 /// Writes a packed array from a sequence of its elements.
-pub(super) struct Packed<'s, 'a> {
-    pub(super) ser: &'s mut Serializer<'a>,
+pub(super) struct Packed<'s, 'a, O: Output> {
+    pub(super) ser: &'s mut Serializer<'a, O>,
     pub(super) id: u32,
     pub(super) ty: VariantType,
 }
 
-impl<'s, 'a> ser::Serializer for Packed<'s, 'a> {
+impl<'s, 'a, O: Output> ser::Serializer for Packed<'s, 'a, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = PackedSeq<'s, 'a>;
+    type SerializeSeq = PackedSeq<'s, 'a, O>;
     type SerializeTuple = Impossible<(), Error>;
     type SerializeTupleStruct = Impossible<(), Error>;
     type SerializeTupleVariant = Impossible<(), Error>;
@@ -33,7 +33,7 @@ impl<'s, 'a> ser::Serializer for Packed<'s, 'a> {
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<PackedSeq<'s, 'a>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<PackedSeq<'s, 'a, O>> {
         let open = self.ser.open(self.id, len)?;
         if let (Some(len), Some(size)) = (len, wire::packed_elem_size(self.ty, false)) {
             self.ser.out.reserve(len.saturating_mul(size));
@@ -51,14 +51,14 @@ impl<'s, 'a> ser::Serializer for Packed<'s, 'a> {
         struct_variant);
 }
 
-pub(super) struct PackedSeq<'s, 'a> {
-    ser: &'s mut Serializer<'a>,
+pub(super) struct PackedSeq<'s, 'a, O: Output> {
+    ser: &'s mut Serializer<'a, O>,
     ty: VariantType,
     open: Open,
     dims: usize,
 }
 
-impl ser::SerializeSeq for PackedSeq<'_, '_> {
+impl<O: Output> ser::SerializeSeq for PackedSeq<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 
@@ -74,23 +74,23 @@ impl ser::SerializeSeq for PackedSeq<'_, '_> {
 }
 
 /// Writes one packed element.
-struct PackedElem<'o> {
-    out: &'o mut Vec<u8>,
+struct PackedElem<'o, O: Output> {
+    out: &'o mut O,
     ty: VariantType,
     dims: usize,
 }
 
-impl PackedElem<'_> {
+impl<O: Output> PackedElem<'_, O> {
     #[inline]
     fn int(self, v: i64) -> Result<()> {
         match self.ty {
             VariantType::PackedInt32Array => {
                 let v = i32::try_from(v).map_err(|_| Error::new(ErrorKind::IntegerOutOfRange))?;
-                self.out.extend_from_slice(&v.to_le_bytes());
+                self.out.put(&v.to_le_bytes());
                 Ok(())
             }
             VariantType::PackedInt64Array => {
-                self.out.extend_from_slice(&v.to_le_bytes());
+                self.out.put(&v.to_le_bytes());
                 Ok(())
             }
             _ => Err(unexpected(self.ty.name())),
@@ -100,23 +100,23 @@ impl PackedElem<'_> {
     #[inline]
     fn float(self, v: f64) -> Result<()> {
         match self.ty {
-            VariantType::PackedFloat32Array => self.out.extend_from_slice(&(v as f32).to_le_bytes()),
-            VariantType::PackedFloat64Array => self.out.extend_from_slice(&v.to_le_bytes()),
+            VariantType::PackedFloat32Array => self.out.put(&(v as f32).to_le_bytes()),
+            VariantType::PackedFloat64Array => self.out.put(&v.to_le_bytes()),
             _ => return Err(unexpected(self.ty.name())),
         }
         Ok(())
     }
 }
 
-impl<'o> ser::Serializer for PackedElem<'o> {
+impl<'o, O: Output> ser::Serializer for PackedElem<'o, O> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
-    type SerializeTuple = PackedVector<'o>;
+    type SerializeTuple = PackedVector<'o, O>;
     type SerializeTupleStruct = Impossible<(), Error>;
     type SerializeTupleVariant = Impossible<(), Error>;
     type SerializeMap = Impossible<(), Error>;
-    type SerializeStruct = PackedVector<'o>;
+    type SerializeStruct = PackedVector<'o, O>;
     type SerializeStructVariant = Impossible<(), Error>;
 
     fn is_human_readable(&self) -> bool {
@@ -149,12 +149,12 @@ impl<'o> ser::Serializer for PackedElem<'o> {
     }
 
     #[inline]
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<PackedVector<'o>> {
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<PackedVector<'o, O>> {
         self.vector()
     }
 
     #[inline]
-    fn serialize_tuple(self, _: usize) -> Result<PackedVector<'o>> {
+    fn serialize_tuple(self, _: usize) -> Result<PackedVector<'o, O>> {
         self.vector()
     }
 
@@ -162,9 +162,9 @@ impl<'o> ser::Serializer for PackedElem<'o> {
         seq tuple_struct tuple_variant map struct_variant);
 }
 
-impl<'o> PackedElem<'o> {
+impl<'o, O: Output> PackedElem<'o, O> {
     #[inline]
-    fn vector(self) -> Result<PackedVector<'o>> {
+    fn vector(self) -> Result<PackedVector<'o, O>> {
         match self.ty {
             VariantType::PackedVector2Array
             | VariantType::PackedVector3Array
@@ -178,14 +178,14 @@ impl<'o> PackedElem<'o> {
 }
 
 /// Collects the components of one packed vector or color, then writes them in one go.
-struct PackedVector<'o> {
-    out: &'o mut Vec<u8>,
+struct PackedVector<'o, O: Output> {
+    out: &'o mut O,
     vals: [f32; 4],
     n: usize,
     dims: usize,
 }
 
-impl PackedVector<'_> {
+impl<O: Output> PackedVector<'_, O> {
     #[inline]
     fn component<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         let v = value.serialize(F32Capture)?;
@@ -205,17 +205,17 @@ impl PackedVector<'_> {
         for (chunk, v) in buf.chunks_exact_mut(4).zip(self.vals) {
             chunk.copy_from_slice(&v.to_le_bytes());
         }
-        self.out.extend_from_slice(&buf[..self.dims * 4]);
+        self.out.put(&buf[..self.dims * 4]);
         Ok(())
     }
 }
 
-impl PackedVector<'_> {
+impl<O: Output> PackedVector<'_, O> {
     #[inline]
     fn named_component<T: Serialize + ?Sized>(&mut self, _: &'static str, value: &T) -> Result<()> {
         self.component(value)
     }
 }
 
-compound!(PackedVector<'_>, component, finish: SerializeTuple serialize_element,);
-compound_struct!(PackedVector<'_>, named_component, finish: SerializeStruct);
+compound!(PackedVector<'_, O>, component, finish: SerializeTuple serialize_element,);
+compound_struct!(PackedVector<'_, O>, named_component, finish: SerializeStruct);

@@ -4,6 +4,7 @@
 use serde_core::ser::{self, Impossible, Serialize};
 
 use super::macros::{capture_only, compound, compound_struct, reject, unexpected};
+use super::writer::Output;
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire;
 
@@ -25,13 +26,13 @@ impl Accept {
 }
 
 /// Writes the payload of a Godot type without headers.
-pub(super) struct Raw<'o> {
-    out: &'o mut Vec<u8>,
+pub(super) struct Raw<'o, O: Output> {
+    out: &'o mut O,
     accept: Accept,
 }
 
-impl<'o> Raw<'o> {
-    pub(super) fn new(out: &'o mut Vec<u8>, accept: Accept) -> Self {
+impl<'o, O: Output> Raw<'o, O> {
+    pub(super) fn new(out: &'o mut O, accept: Accept) -> Self {
         Raw { out, accept }
     }
 
@@ -40,17 +41,17 @@ impl<'o> Raw<'o> {
         if !self.accept.has(accept) {
             return Err(unexpected("a Godot type's payload"));
         }
-        self.out.extend_from_slice(bytes);
+        self.out.put(bytes);
         Ok(())
     }
 
     #[inline]
-    fn reborrow(&mut self) -> Raw<'_> {
+    fn reborrow(&mut self) -> Raw<'_, O> {
         Raw { out: self.out, accept: self.accept }
     }
 }
 
-impl ser::Serializer for Raw<'_> {
+impl<O: Output> ser::Serializer for Raw<'_, O> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
@@ -106,7 +107,7 @@ impl ser::Serializer for Raw<'_> {
         unit_variant newtype_variant seq tuple_variant map struct_variant);
 }
 
-impl Raw<'_> {
+impl<O: Output> Raw<'_, O> {
     #[inline]
     fn part<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         value.serialize(self.reborrow())
@@ -122,8 +123,8 @@ impl Raw<'_> {
     }
 }
 
-compound!(Raw<'_>, part, done: SerializeTuple serialize_element, SerializeTupleStruct serialize_field,);
-compound_struct!(Raw<'_>, named_part, done: SerializeStruct);
+compound!(Raw<'_, O>, part, done: SerializeTuple serialize_element, SerializeTupleStruct serialize_field,);
+compound_struct!(Raw<'_, O>, named_part, done: SerializeStruct);
 
 /// Captures a bool (NodePath's `absolute`).
 pub(super) struct BoolCapture;
@@ -175,15 +176,15 @@ impl ser::Serializer for F32Capture {
 }
 
 /// Writes a list of string bodies and returns how many (NodePath names and subnames).
-pub(super) struct StrList<'o> {
-    pub(super) out: &'o mut Vec<u8>,
+pub(super) struct StrList<'o, O: Output> {
+    pub(super) out: &'o mut O,
     pub(super) max: usize,
 }
 
-impl<'o> ser::Serializer for StrList<'o> {
+impl<'o, O: Output> ser::Serializer for StrList<'o, O> {
     type Ok = u32;
     type Error = Error;
-    type SerializeSeq = StrListSeq<'o>;
+    type SerializeSeq = StrListSeq<'o, O>;
     type SerializeTuple = Impossible<u32, Error>;
     type SerializeTupleStruct = Impossible<u32, Error>;
     type SerializeTupleVariant = Impossible<u32, Error>;
@@ -195,7 +196,7 @@ impl<'o> ser::Serializer for StrList<'o> {
         false
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<StrListSeq<'o>> {
+    fn serialize_seq(self, _: Option<usize>) -> Result<StrListSeq<'o, O>> {
         Ok(StrListSeq { out: self.out, count: 0, max: self.max })
     }
 
@@ -203,13 +204,13 @@ impl<'o> ser::Serializer for StrList<'o> {
         unit_variant newtype_struct newtype_variant tuple tuple_struct tuple_variant map struct struct_variant);
 }
 
-pub(super) struct StrListSeq<'o> {
-    out: &'o mut Vec<u8>,
+pub(super) struct StrListSeq<'o, O: Output> {
+    out: &'o mut O,
     count: u32,
     max: usize,
 }
 
-impl ser::SerializeSeq for StrListSeq<'_> {
+impl<O: Output> ser::SerializeSeq for StrListSeq<'_, O> {
     type Ok = u32;
     type Error = Error;
 

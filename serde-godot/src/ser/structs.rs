@@ -5,16 +5,16 @@ use serde_core::ser::{self, Impossible, Serialize};
 
 use super::macros::{compound_struct, reject, unexpected};
 use super::payload::{Accept, BoolCapture, Raw, StrList};
-use super::writer::{Open, Serializer};
+use super::writer::{Open, Output, Serializer};
 use crate::VariantType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::magic::{Layout, Magic};
 use crate::options::StructForm;
 use crate::wire::NODE_PATH_NEW_FORMAT;
 
-impl<'a> Serializer<'a> {
+impl<'a, O: Output> Serializer<'a, O> {
     #[inline]
-    pub(super) fn begin_struct(&mut self, len: usize, levels: u8) -> Result<Struct<'_, 'a>> {
+    pub(super) fn begin_struct(&mut self, len: usize, levels: u8) -> Result<Struct<'_, 'a, O>> {
         let (kind, header) = match self.opts.struct_form {
             StructForm::Dictionary => (StructKind::Dict, self.dict),
             StructForm::Array => (StructKind::Array, self.array),
@@ -24,7 +24,7 @@ impl<'a> Serializer<'a> {
         Ok(Struct { ser: self, open, kind, at: 0 })
     }
 
-    fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a>> {
+    fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
         self.header(ty, 0)?;
         let layout = Layout::of(ty).expect("math type");
         let end = self.out.len() + layout.size(4);
@@ -32,13 +32,13 @@ impl<'a> Serializer<'a> {
     }
 
     #[cold]
-    pub(super) fn magic_struct<'s>(&'s mut self, magic: Magic, len: usize) -> Result<Struct<'s, 'a>> {
+    pub(super) fn magic_struct<'s>(&'s mut self, magic: Magic, len: usize) -> Result<Struct<'s, 'a, O>> {
         match magic {
             Magic::Math(ty) => self.math(ty),
             Magic::NodePath => {
                 self.header(VariantType::NodePath, 0)?;
                 let head = self.out.len();
-                self.out.extend_from_slice(&[0; 12]);
+                self.out.put(&[0; 12]);
                 Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head })
             }
             Magic::Signal => {
@@ -75,14 +75,14 @@ enum StructKind {
 
 /// The compound for structs: a Dictionary or Array of fields, or one of Godot's own struct-like
 /// types written in its exact layout.
-pub struct Struct<'s, 'a> {
-    ser: &'s mut Serializer<'a>,
+pub struct Struct<'s, 'a, O: Output = Vec<u8>> {
+    ser: &'s mut Serializer<'a, O>,
     open: Open,
     kind: StructKind,
     at: usize,
 }
 
-impl Struct<'_, '_> {
+impl<O: Output> Struct<'_, '_, O> {
     #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
         if self.kind == StructKind::Array {
@@ -111,7 +111,7 @@ impl Struct<'_, '_> {
     }
 }
 
-impl Serializer<'_> {
+impl<O: Output> Serializer<'_, O> {
     /// A field of one of Godot's struct-like types.
     #[cold]
     fn special_field<T: Serialize + ?Sized>(&mut self, kind: StructKind, key: &'static str, value: &T) -> Result<()> {
@@ -157,7 +157,7 @@ impl Serializer<'_> {
                 words[..4].copy_from_slice(&(names | NODE_PATH_NEW_FORMAT).to_le_bytes());
                 words[4..8].copy_from_slice(&subnames.to_le_bytes());
                 words[8..].copy_from_slice(&absolute.to_le_bytes());
-                self.out[at..at + 12].copy_from_slice(&words);
+                self.out.patch(at, &words);
                 Ok(())
             }
             StructKind::Signal | StructKind::FullObject => Ok(()),
@@ -165,17 +165,17 @@ impl Serializer<'_> {
     }
 }
 
-compound_struct!(Struct<'_, '_>, field, end_struct: SerializeStruct, SerializeStructVariant);
+compound_struct!(Struct<'_, '_, O>, field, end_struct: SerializeStruct, SerializeStructVariant);
 
 /// Writes a full object's property list: a count, then name / value pairs.
-struct Props<'s, 'a> {
-    ser: &'s mut Serializer<'a>,
+struct Props<'s, 'a, O: Output> {
+    ser: &'s mut Serializer<'a, O>,
 }
 
-impl<'s, 'a> ser::Serializer for Props<'s, 'a> {
+impl<'s, 'a, O: Output> ser::Serializer for Props<'s, 'a, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = PropsSeq<'s, 'a>;
+    type SerializeSeq = PropsSeq<'s, 'a, O>;
     type SerializeTuple = Impossible<(), Error>;
     type SerializeTupleStruct = Impossible<(), Error>;
     type SerializeTupleVariant = Impossible<(), Error>;
@@ -187,7 +187,7 @@ impl<'s, 'a> ser::Serializer for Props<'s, 'a> {
         false
     }
 
-    fn serialize_seq(self, len: Option<usize>) -> Result<PropsSeq<'s, 'a>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<PropsSeq<'s, 'a, O>> {
         let open = self.ser.open_count(len)?;
         Ok(PropsSeq { ser: self.ser, open })
     }
@@ -197,12 +197,12 @@ impl<'s, 'a> ser::Serializer for Props<'s, 'a> {
         struct_variant);
 }
 
-struct PropsSeq<'s, 'a> {
-    ser: &'s mut Serializer<'a>,
+struct PropsSeq<'s, 'a, O: Output> {
+    ser: &'s mut Serializer<'a, O>,
     open: Open,
 }
 
-impl ser::SerializeSeq for PropsSeq<'_, '_> {
+impl<O: Output> ser::SerializeSeq for PropsSeq<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 
@@ -218,12 +218,12 @@ impl ser::SerializeSeq for PropsSeq<'_, '_> {
 }
 
 /// One `(name, value)` property.
-struct Prop<'s, 'a> {
-    ser: &'s mut Serializer<'a>,
+struct Prop<'s, 'a, O: Output> {
+    ser: &'s mut Serializer<'a, O>,
     done: u8,
 }
 
-impl ser::Serializer for Prop<'_, '_> {
+impl<O: Output> ser::Serializer for Prop<'_, '_, O> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
@@ -247,7 +247,7 @@ impl ser::Serializer for Prop<'_, '_> {
         struct_variant);
 }
 
-impl ser::SerializeTuple for Prop<'_, '_> {
+impl<O: Output> ser::SerializeTuple for Prop<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 

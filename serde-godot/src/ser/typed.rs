@@ -6,13 +6,13 @@ use serde_core::ser::{self, Impossible, Serialize};
 use super::compound::{Map, Seq};
 use super::macros::{reject, unexpected};
 use super::payload::StrCapture;
-use super::writer::{NO_CHECK, Serializer};
+use super::writer::{NO_CHECK, Output, Serializer};
 use crate::error::{Error, Result};
 use crate::magic::{self, Magic};
 use crate::wire::{self, KIND_BUILTIN, KIND_CLASS_NAME, KIND_SCRIPT};
 use crate::{ContainerType, VariantType};
 
-impl<'a> Serializer<'a> {
+impl<'a, O: Output> Serializer<'a, O> {
     fn typed<'x>(&self, spec: Option<TypeSpec<'x>>) -> Option<TypeSpec<'x>> {
         if self.opts.typed_containers && self.godot4() { spec } else { None }
     }
@@ -21,7 +21,7 @@ impl<'a> Serializer<'a> {
         match spec {
             TypeSpec::Builtin(ty) => {
                 let id = self.id(*ty)?;
-                self.out.extend_from_slice(&id.to_le_bytes());
+                self.out.put(&id.to_le_bytes());
                 Ok(())
             }
             TypeSpec::ClassName(name) | TypeSpec::Script(name) => wire::put_str_body(&mut self.out, name.as_bytes()),
@@ -30,7 +30,7 @@ impl<'a> Serializer<'a> {
 
     /// Starts an ARRAY with a typed-container header (when enabled).
     #[cold]
-    fn begin_typed_array(&mut self, len: Option<usize>, spec: TypeSpec<'_>) -> Result<Seq<'_, 'a>> {
+    fn begin_typed_array(&mut self, len: Option<usize>, spec: TypeSpec<'_>) -> Result<Seq<'_, 'a, O>> {
         let Some(spec) = self.typed(Some(spec)) else { return self.begin_array(len) };
         wire::put_header(&mut self.out, self.array | spec.kind() << 16);
         self.put_type_spec(&spec)?;
@@ -46,7 +46,7 @@ impl<'a> Serializer<'a> {
         len: Option<usize>,
         key: Option<TypeSpec<'_>>,
         value: Option<TypeSpec<'_>>,
-    ) -> Result<Map<'_, 'a>> {
+    ) -> Result<Map<'_, 'a, O>> {
         let key = self.typed(key);
         let value = self.typed(value);
         if key.is_none() && value.is_none() {
@@ -110,29 +110,29 @@ enum TypedMode<'x> {
 }
 
 /// Writes the Array or Dictionary inside a typed-container wrapper with its typed header.
-pub(super) struct TypedBody<'s, 'a, 'x> {
-    ser: &'s mut Serializer<'a>,
+pub(super) struct TypedBody<'s, 'a, 'x, O: Output> {
+    ser: &'s mut Serializer<'a, O>,
     mode: TypedMode<'x>,
 }
 
-impl<'s, 'a, 'x> TypedBody<'s, 'a, 'x> {
-    pub(super) fn array(ser: &'s mut Serializer<'a>, spec: TypeSpec<'x>) -> Self {
+impl<'s, 'a, 'x, O: Output> TypedBody<'s, 'a, 'x, O> {
+    pub(super) fn array(ser: &'s mut Serializer<'a, O>, spec: TypeSpec<'x>) -> Self {
         TypedBody { ser, mode: TypedMode::Array(spec) }
     }
 
-    pub(super) fn dict(ser: &'s mut Serializer<'a>, key: Option<TypeSpec<'x>>, value: Option<TypeSpec<'x>>) -> Self {
+    pub(super) fn dict(ser: &'s mut Serializer<'a, O>, key: Option<TypeSpec<'x>>, value: Option<TypeSpec<'x>>) -> Self {
         TypedBody { ser, mode: TypedMode::Dict { key, value } }
     }
 }
 
-impl<'s, 'a> ser::Serializer for TypedBody<'s, 'a, '_> {
+impl<'s, 'a, O: Output> ser::Serializer for TypedBody<'s, 'a, '_, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Seq<'s, 'a>;
+    type SerializeSeq = Seq<'s, 'a, O>;
     type SerializeTuple = Impossible<(), Error>;
     type SerializeTupleStruct = Impossible<(), Error>;
     type SerializeTupleVariant = Impossible<(), Error>;
-    type SerializeMap = Map<'s, 'a>;
+    type SerializeMap = Map<'s, 'a, O>;
     type SerializeStruct = Impossible<(), Error>;
     type SerializeStructVariant = Impossible<(), Error>;
 
@@ -140,14 +140,14 @@ impl<'s, 'a> ser::Serializer for TypedBody<'s, 'a, '_> {
         false
     }
 
-    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'s, 'a>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'s, 'a, O>> {
         match self.mode {
             TypedMode::Array(spec) => self.ser.begin_typed_array(len, spec),
             TypedMode::Dict { .. } => Err(unexpected("a typed Dictionary")),
         }
     }
 
-    fn serialize_map(self, len: Option<usize>) -> Result<Map<'s, 'a>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Map<'s, 'a, O>> {
         match self.mode {
             TypedMode::Dict { key, value } => self.ser.begin_typed_dict(len, key, value),
             TypedMode::Array(_) => Err(unexpected("a typed Array")),
@@ -168,16 +168,16 @@ impl<'s, 'a> ser::Serializer for TypedBody<'s, 'a, '_> {
 }
 
 /// Reads the descriptors of a class- or script-typed container, then writes its body.
-pub(super) struct TypedCapture<'s, 'a> {
-    pub(super) ser: &'s mut Serializer<'a>,
+pub(super) struct TypedCapture<'s, 'a, O: Output> {
+    pub(super) ser: &'s mut Serializer<'a, O>,
     pub(super) dict: bool,
 }
 
-impl<'s, 'a> ser::Serializer for TypedCapture<'s, 'a> {
+impl<'s, 'a, O: Output> ser::Serializer for TypedCapture<'s, 'a, O> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
-    type SerializeTuple = TypedTuple<'s, 'a>;
+    type SerializeTuple = TypedTuple<'s, 'a, O>;
     type SerializeTupleStruct = Impossible<(), Error>;
     type SerializeTupleVariant = Impossible<(), Error>;
     type SerializeMap = Impossible<(), Error>;
@@ -188,7 +188,7 @@ impl<'s, 'a> ser::Serializer for TypedCapture<'s, 'a> {
         false
     }
 
-    fn serialize_tuple(self, _: usize) -> Result<TypedTuple<'s, 'a>> {
+    fn serialize_tuple(self, _: usize) -> Result<TypedTuple<'s, 'a, O>> {
         Ok(TypedTuple { ser: self.ser, dict: self.dict, descriptors: Vec::new() })
     }
 
@@ -197,13 +197,13 @@ impl<'s, 'a> ser::Serializer for TypedCapture<'s, 'a> {
         struct_variant);
 }
 
-pub(super) struct TypedTuple<'s, 'a> {
-    ser: &'s mut Serializer<'a>,
+pub(super) struct TypedTuple<'s, 'a, O: Output> {
+    ser: &'s mut Serializer<'a, O>,
     dict: bool,
     descriptors: Vec<ContainerType>,
 }
 
-impl ser::SerializeTuple for TypedTuple<'_, '_> {
+impl<O: Output> ser::SerializeTuple for TypedTuple<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 

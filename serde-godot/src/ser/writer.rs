@@ -29,11 +29,11 @@ const STRING: u32 = 4;
 /// assert_eq!(out, [2, 0, 0, 0, 42, 0, 0, 0]); // INT, 42
 /// # Ok::<(), serde_godot::Error>(())
 /// ```
-pub struct Serializer<'a> {
-    /// The output, taken out of the caller's vector for the serializer's lifetime (one
-    /// indirection less on every write) and put back on drop.
-    pub(super) out: Vec<u8>,
-    target: &'a mut Vec<u8>,
+pub struct Serializer<'a, O: Output = Vec<u8>> {
+    /// The output, taken out of the caller's for the serializer's lifetime (one indirection
+    /// less on every write) and put back on drop.
+    pub(super) out: O,
+    target: &'a mut O,
     pub(super) opts: Options,
     pub(super) ids: &'static [u8; 39],
     /// Headers of ARRAY and DICTIONARY in this version (the hot containers).
@@ -52,6 +52,14 @@ impl<'a> Serializer<'a> {
 
     /// A serializer with `opts` appending to `out`.
     pub fn with_options(out: &'a mut Vec<u8>, opts: Options) -> Self {
+        Self::with_output(out, opts)
+    }
+}
+
+impl<'a, O: Output> Serializer<'a, O> {
+    /// A serializer with `opts` writing to any [`Output`]: a `Vec<u8>`, a [`SliceOutput`] or a
+    /// [`SizeCounter`].
+    pub fn with_output(out: &'a mut O, opts: Options) -> Self {
         let ids = wire::ids_table(opts.version);
         let (array, dict) = (ids[VariantType::Array as usize] as u32, ids[VariantType::Dictionary as usize] as u32);
         Serializer { out: std::mem::take(out), target: out, opts, ids, array, dict, depth: 0, node_path: [0; 3] }
@@ -83,12 +91,12 @@ impl<'a> Serializer<'a> {
     pub(super) fn int(&mut self, v: i64) {
         if v as i32 as i64 == v {
             let word = INT as u64 | ((v as i32 as u32 as u64) << 32);
-            self.out.extend_from_slice(&word.to_le_bytes());
+            self.out.put(&word.to_le_bytes());
         } else {
             let mut buf = [0u8; 12];
             buf[..4].copy_from_slice(&(INT | FLAG_64).to_le_bytes());
             buf[4..].copy_from_slice(&v.to_le_bytes());
-            self.out.extend_from_slice(&buf);
+            self.out.put(&buf);
         }
     }
 
@@ -104,12 +112,12 @@ impl<'a> Serializer<'a> {
         let narrow = v as f32;
         if narrow as f64 == v {
             let word = FLOAT as u64 | ((narrow.to_bits() as u64) << 32);
-            self.out.extend_from_slice(&word.to_le_bytes());
+            self.out.put(&word.to_le_bytes());
         } else {
             let mut buf = [0u8; 12];
             buf[..4].copy_from_slice(&(FLOAT | FLAG_64).to_le_bytes());
             buf[4..].copy_from_slice(&v.to_le_bytes());
-            self.out.extend_from_slice(&buf);
+            self.out.put(&buf);
         }
     }
 
@@ -139,7 +147,7 @@ impl<'a> Serializer<'a> {
     pub(super) fn open(&mut self, header: u32, len: Option<usize>) -> Result<Open> {
         match len {
             Some(len) if len <= i32::MAX as usize => {
-                self.out.extend_from_slice(&(header as u64 | (len as u64) << 32).to_le_bytes());
+                self.out.put(&(header as u64 | (len as u64) << 32).to_le_bytes());
                 self.depth += 1;
                 Ok(Open { len: len as u32, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 })
             }
@@ -154,12 +162,12 @@ impl<'a> Serializer<'a> {
     pub(super) fn open_count(&mut self, len: Option<usize>) -> Result<Open> {
         let open = match len {
             Some(len) => {
-                self.out.extend_from_slice(&wire::len_u32(len)?.to_le_bytes());
+                self.out.put(&wire::len_u32(len)?.to_le_bytes());
                 Open { len: len as u32, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 }
             }
             None => {
                 let patch = self.out.len();
-                self.out.extend_from_slice(&[0; 4]);
+                self.out.put(&[0; 4]);
                 Open { len: UNKNOWN, count: 0, patch, check: [NO_CHECK; 2], levels: 1 }
             }
         };
@@ -182,7 +190,7 @@ impl<'a> Serializer<'a> {
     #[cold]
     fn close_mismatch(&mut self, open: Open) -> Result<()> {
         if open.len == UNKNOWN {
-            self.out[open.patch..open.patch + 4].copy_from_slice(&open.count.to_le_bytes());
+            self.out.patch(open.patch, &open.count.to_le_bytes());
             return Ok(());
         }
         Err(Error::new(ErrorKind::Message(format!(
@@ -202,9 +210,181 @@ impl<'a> Serializer<'a> {
 
     /// Verifies that the value written at `start` has the type a typed container declares.
     fn verify_element(&self, start: usize, expected: VariantType) -> Result<()> {
-        let found = VariantType::from_id(self.out[start] as u32, self.opts.version).unwrap_or(VariantType::Nil);
+        // A size counter keeps no bytes: it cannot check (the encode that follows does).
+        let Some(first) = self.out.byte_at(start) else { return Ok(()) };
+        let found = VariantType::from_id(first as u32, self.opts.version).unwrap_or(VariantType::Nil);
         let ok = found == expected || (expected == VariantType::Object && found == VariantType::Nil);
         if ok { Ok(()) } else { Err(Error::new(ErrorKind::WrongType { expected, found })) }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Where a [`Serializer`] writes: a growing `Vec<u8>`, a fixed [`SliceOutput`] (for
+/// [`Options::to_slice`](crate::Options::to_slice)) or a [`SizeCounter`] (for
+/// [`Options::serialized_size`](crate::Options::serialized_size)). Sealed: the encoder patches
+/// counts in place and relies on these three.
+pub trait Output: Default + sealed::Sealed {
+    /// Bytes written so far (a [`SliceOutput`] keeps counting past its end).
+    fn len(&self) -> usize;
+
+    /// Whether nothing was written.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]);
+
+    /// Appends `word`, then `s` (at most 16 bytes) and zeros up to a multiple of 4.
+    #[inline]
+    fn put_short(&mut self, word: [u8; 8], s: &[u8]) {
+        self.put(&word);
+        self.put_padded(s);
+    }
+
+    /// Appends `s` and zeros up to a multiple of 4.
+    #[inline]
+    fn put_padded(&mut self, s: &[u8]) {
+        self.put(s);
+        self.put(&[0; 4][..wire::pad4(s.len())]);
+    }
+
+    /// Makes room for `n` more bytes, where that means anything.
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        let _ = n;
+    }
+
+    /// Overwrites bytes written earlier at `at` (a count patched at the end).
+    fn patch(&mut self, at: usize, bytes: &[u8]);
+
+    /// The byte written at `at`, if the output keeps it.
+    fn byte_at(&self, at: usize) -> Option<u8>;
+}
+
+impl sealed::Sealed for Vec<u8> {}
+
+impl Output for Vec<u8> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    #[inline(always)]
+    fn put_short(&mut self, word: [u8; 8], s: &[u8]) {
+        wire::put_short(self, word, s);
+    }
+
+    #[inline(always)]
+    fn put_padded(&mut self, s: &[u8]) {
+        wire::put_padded(self, s);
+    }
+
+    #[inline(always)]
+    fn reserve(&mut self, n: usize) {
+        Vec::reserve(self, n);
+    }
+
+    #[inline]
+    fn patch(&mut self, at: usize, bytes: &[u8]) {
+        self[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    #[inline]
+    fn byte_at(&self, at: usize) -> Option<u8> {
+        self.get(at).copied()
+    }
+}
+
+/// A fixed slice to encode into ([`Options::to_slice`](crate::Options::to_slice)): never
+/// allocates; when the value does not fit it keeps counting, so the caller learns the size needed.
+#[derive(Debug, Default)]
+pub struct SliceOutput<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+}
+
+impl<'b> SliceOutput<'b> {
+    /// An output over `buf`, empty.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        SliceOutput { buf, len: 0 }
+    }
+
+    /// Whether everything written fitted.
+    pub fn fits(&self) -> bool {
+        self.len <= self.buf.len()
+    }
+
+    /// The length of the slice.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+}
+
+impl sealed::Sealed for SliceOutput<'_> {}
+
+impl Output for SliceOutput<'_> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if let Some(dst) = self.buf.get_mut(self.len..end) {
+            dst.copy_from_slice(bytes);
+        }
+        self.len = end;
+    }
+
+    #[inline]
+    fn patch(&mut self, at: usize, bytes: &[u8]) {
+        if let Some(dst) = self.buf.get_mut(at..at + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+    }
+
+    #[inline]
+    fn byte_at(&self, at: usize) -> Option<u8> {
+        if at < self.len { self.buf.get(at).copied() } else { None }
+    }
+}
+
+/// Counts the bytes an encoding takes without writing them
+/// ([`Options::serialized_size`](crate::Options::serialized_size)).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SizeCounter {
+    len: usize,
+}
+
+impl sealed::Sealed for SizeCounter {}
+
+impl Output for SizeCounter {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        self.len += bytes.len();
+    }
+
+    #[inline]
+    fn patch(&mut self, _: usize, _: &[u8]) {}
+
+    #[inline]
+    fn byte_at(&self, _: usize) -> Option<u8> {
+        None
     }
 }
 
@@ -233,7 +413,7 @@ impl Open {
     pub(super) const NONE: Open = Open { len: 0, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 0 };
 }
 
-impl Drop for Serializer<'_> {
+impl<O: Output> Drop for Serializer<'_, O> {
     fn drop(&mut self) {
         *self.target = std::mem::take(&mut self.out);
     }
