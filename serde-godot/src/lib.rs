@@ -2,6 +2,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod bincode;
+pub mod cfg;
 pub mod de;
 mod decode;
 pub mod dump;

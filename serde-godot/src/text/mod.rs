@@ -58,7 +58,7 @@ mod print;
 
 use serde_core::{Serialize, de::DeserializeOwned};
 
-pub(crate) use lex::Tok;
+pub(crate) use lex::{Tok, syntax};
 pub(crate) use parse::Parser;
 pub(crate) use print::Printer;
 
