@@ -3,6 +3,7 @@
 
 pub mod codec;
 pub mod de;
+pub mod dump;
 mod error;
 pub mod hash;
 mod options;

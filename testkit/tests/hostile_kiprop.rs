@@ -584,3 +584,27 @@ fn type_list_many_documents() {
         TypeList::from_json_many(text.lines()).map(|t| t.len()).unwrap_or(0)
     });
 }
+
+/// The annotated dump (`serde_kiprop::dump`): the decoder itself with a recording input, so the
+/// same limits; its text and its record stay within a bound of the input and the inflated data.
+fn dump_ok(b: &[u8], opts: &Options) -> bool {
+    let d = serde_kiprop::dump::dump(b, opts, &TYPES);
+    assert!(d.as_str().len() <= (16 << 10) + 32 * b.len() + 8 * CAP + 400, "{}", d.as_str().len());
+    d.error().is_none()
+}
+
+#[test]
+fn annotated_dumps() {
+    Case::new("kiprop dump: 1-bit bools", bool_flood).run(|b| dump_ok(b, &plain()));
+    Case::new("kiprop dump: empty strings (compact)", empty_string_flood).run(|b| dump_ok(b, &compact()));
+    Case::new("kiprop dump: objects nested n/4 deep", nested_objects).run(|b| {
+        let d = serde_kiprop::dump::dump(b, &plain(), &TYPES);
+        assert!(d.error().is_some());
+    });
+    Case::new("kiprop dump: BINd bool flood", |n| bind_bool_flood(n, false)).run(|b| dump_ok(b, &Options::game_file()));
+    Case::new("kiprop dump: zlib bool bomb", zlib_bool_bomb)
+        .size(2 * 1024)
+        .heap_bound(cap_bound)
+        .heap_only()
+        .run(|b| dump_ok(b, &zlib_opts()));
+}

@@ -19,6 +19,7 @@ mod private {
     pub trait Sealed {}
     impl Sealed for &[u8] {}
     impl Sealed for Vec<u8> {}
+    impl Sealed for crate::dump::Traced<'_> {}
 }
 
 /// The bytes a [`Deserializer`] reads: a borrowed slice (strings and bytes borrow from it) or an
@@ -28,6 +29,12 @@ pub trait Input<'de>: private::Sealed {
     fn data(&self) -> &[u8];
     /// The same bytes with the `'de` lifetime, when they have it.
     fn borrowed(&self) -> Option<&'de [u8]>;
+    /// Where [`dump`](crate::dump) records what is read; `None` (and no cost) for the other inputs.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn trace(&self) -> Option<&crate::dump::Trace> {
+        None
+    }
 }
 
 impl<'de> Input<'de> for &'de [u8] {
@@ -180,41 +187,81 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         Error::at(kind, self.pos())
     }
 
+    /// The position before a read, when a dump records reads (`None` otherwise, at no cost).
+    #[inline(always)]
+    fn trace_start(&self) -> Option<u64> {
+        self.input.trace().map(|_| self.pos())
+    }
+
+    /// Records a read from `start` to here for a dump.
+    #[inline(always)]
+    fn traced(&self, start: Option<u64>, read: impl FnOnce() -> crate::dump::Read) {
+        if let (Some(t), Some(start)) = (self.input.trace(), start) {
+            t.read(start, self.pos(), read());
+        }
+    }
+
+    /// Records a mark (what comes next, where a property or object starts) for a dump.
+    #[inline(always)]
+    fn mark(&self, mark: impl FnOnce() -> crate::dump::Mark) {
+        if let Some(t) = self.input.trace() {
+            t.mark(mark());
+        }
+    }
+
     #[inline(always)]
     fn bits(&mut self, n: u32) -> Result<u32> {
+        let start = self.trace_start();
         let r = self.cur.read_bits(self.input.data(), n);
-        r.map_err(|Eof| self.eof())
+        let v = r.map_err(|Eof| self.eof())?;
+        self.traced(start, || crate::dump::Read::Bits(v));
+        Ok(v)
     }
 
     #[inline(always)]
     fn bool(&mut self) -> Result<bool> {
+        let start = self.trace_start();
         let r = self.cur.read_bool(self.input.data());
-        r.map_err(|Eof| self.eof())
+        let v = r.map_err(|Eof| self.eof())?;
+        self.traced(start, || crate::dump::Read::Scalar(Scalar::Bool(v)));
+        Ok(v)
     }
 
     #[inline(always)]
     fn u32(&mut self) -> Result<u32> {
+        let start = self.trace_start();
         let r = self.cur.read_u32(self.input.data());
-        r.map_err(|Eof| self.eof())
+        let v = r.map_err(|Eof| self.eof())?;
+        self.traced(start, || crate::dump::Read::Bits(v));
+        Ok(v)
     }
 
     #[inline(always)]
     fn scalar(&mut self, prim: Prim) -> Result<Scalar> {
+        let start = self.trace_start();
         let r = self.cur.read_scalar(self.input.data(), prim);
-        r.map_err(|Eof| self.eof())
+        let v = r.map_err(|Eof| self.eof())?;
+        self.traced(start, || crate::dump::Read::Scalar(v));
+        Ok(v)
     }
 
     #[inline(always)]
     fn len(&mut self, string: bool) -> Result<u32> {
+        let start = self.trace_start();
         let r = self.cur.read_len(self.input.data(), self.compact, string);
-        r.map_err(|Eof| self.eof())
+        let v = r.map_err(|Eof| self.eof())?;
+        self.traced(start, || crate::dump::Read::Len(v));
+        Ok(v)
     }
 
     /// Claims `n` aligned bytes; returns their start offset.
     #[inline(always)]
     fn take(&mut self, n: usize) -> Result<usize> {
+        let start = self.trace_start();
         let r = self.cur.take_bytes(self.input.data(), n);
-        r.map_err(|Eof| self.eof())
+        let v = r.map_err(|Eof| self.eof())?;
+        self.traced(start, || crate::dump::Read::Bytes(v, n));
+        Ok(v)
     }
 
     fn seek(&mut self, target: u64) -> Result<()> {
@@ -227,11 +274,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             return Err(self.err(ErrorKind::RecursionLimit));
         }
         self.depth -= 1;
+        self.mark(|| crate::dump::Mark::Enter);
         Ok(())
     }
 
     fn leave(&mut self) {
         self.depth += 1;
+        self.mark(|| crate::dump::Mark::Leave);
     }
 
     /// Counts `bytes` of dynamic model (a [`Value`](crate::Value) node or its payload) against the

@@ -29,6 +29,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
                 }
             }
         } else {
+            self.mark(|| crate::dump::Mark::Next("enum value"));
             self.bits(32)
         }
     }
@@ -48,15 +49,19 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// Reads a type tag. `Ok(None)` is a null pointer or (deep, skipping) a skipped unknown object.
     #[inline(always)]
     pub(super) fn read_tag(&mut self, slot: &DSlot<'t>) -> Result<Option<&'t ClassDef>> {
+        self.mark(|| crate::dump::Mark::Next("type hash"));
         let tag = self.u32()?;
         // The declared class is the usual one: no map lookup.
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = self.types.get(expected);
             if c.hash == tag && tag != 0 {
+                self.mark(|| crate::dump::Mark::Class(c.name.clone()));
                 return Ok(Some(c));
             }
         }
-        self.read_tag_slow(slot, tag)
+        let class = self.read_tag_slow(slot, tag)?;
+        self.mark(|| crate::dump::Mark::Class(class.map_or_else(|| "null".to_owned(), |c| c.name.clone())));
+        Ok(class)
     }
 
     #[inline(never)]
@@ -67,6 +72,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         match self.types.index_of_hash(tag) {
             Some(i) => Ok(Some(self.types.get(i))),
             None if self.skip_unknown && !slot.root => {
+                self.mark(|| crate::dump::Mark::Next("size of an unknown object (skipped)"));
                 let size_pos = self.pos();
                 let size = u64::from(self.u32()?);
                 if size < 32 {
@@ -103,6 +109,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             0
         } else {
             let size_pos = self.pos();
+            self.mark(|| crate::dump::Mark::Next("object size in bits"));
             let size = u64::from(self.u32()?);
             let end = size_pos + size;
             if size < 32 || end > self.input.data().len() as u64 * 8 {
@@ -188,9 +195,16 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// object, if so).
     pub(super) fn null_ahead(&mut self, slot: &DSlot<'t>) -> Result<bool> {
         let saved = self.cur.clone();
+        let traced = self.input.trace().map(crate::dump::Trace::len);
+        self.mark(|| crate::dump::Mark::Next("type hash"));
         let tag = self.u32()?;
         if tag == 0 {
+            self.mark(|| crate::dump::Mark::Class("null".to_owned()));
             return Ok(true);
+        }
+        // Not null: the tag is read again where the object is.
+        if let (Some(t), Some(n)) = (self.input.trace(), traced) {
+            t.truncate(n);
         }
         if self.types.index_of_hash(tag).is_none() && self.skip_unknown {
             self.cur = saved;
@@ -325,6 +339,8 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             }
             let mut presence = false;
             if prop.has(flags::DELTA_ENCODE) {
+                d.mark(|| crate::dump::Mark::Property(prop.name.clone()));
+                d.mark(|| crate::dump::Mark::Next("presence bit (DELTA_ENCODE)"));
                 if !d.bool()? {
                     if d.forbid_delta {
                         return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
@@ -335,6 +351,9 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             }
             self.pending = Some(prop);
             self.presence = presence;
+            if !presence {
+                d.mark(|| crate::dump::Mark::Property(prop.name.clone()));
+            }
             return Ok(Some(prop.name.as_str()));
         }
         Ok(None)
@@ -357,7 +376,10 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                 }
                 return Ok(None);
             }
+            d.mark(|| crate::dump::Mark::Property(String::new()));
+            d.mark(|| crate::dump::Mark::Next("property size in bits"));
             let size = u64::from(d.u32()?);
+            d.mark(|| crate::dump::Mark::Next("property hash"));
             let tag = d.bits(32)?;
             let prop_end = start + size;
             if prop_end > self.end || prop_end < d.pos() {
@@ -374,6 +396,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                     self.pending = Some(prop);
                     self.pending_kind = ts.kind;
                     self.prop_end = prop_end;
+                    d.mark(|| crate::dump::Mark::Named(prop.name.clone()));
                     return Ok(Some(prop.name.as_str()));
                 }
                 None if d.skip_unknown => d.seek(prop_end)?,
