@@ -243,6 +243,7 @@ impl<'s, 'a, O: Output> ser::Serializer for &'s mut Serializer<'a, O> {
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'s, 'a, O>> {
         match magic::lookup(name) {
             None => self.begin_struct(len, 0),
+            Some(Magic::Math(ty)) => self.math(ty),
             Some(magic) => self.magic_struct(magic, len),
         }
     }

@@ -24,7 +24,10 @@ impl<'a, O: Output> Serializer<'a, O> {
         Ok(Struct { ser: self, open, kind, at: 0 })
     }
 
-    fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
+    /// A math type (Vector2…Projection, Color): its header, then components written in place
+    /// (the hot Godot types: kept out of the cold path of the other special structs).
+    #[inline]
+    pub(super) fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
         self.header(ty, 0)?;
         let layout = Layout::of(ty).expect("math type");
         let end = self.out.len() + layout.size(4);
@@ -94,6 +97,8 @@ impl<O: Output> Struct<'_, '_, O> {
             self.open.count += 1;
             self.ser.string(key)?;
             value.serialize(&mut *self.ser)
+        } else if let StructKind::Raw(_) = self.kind {
+            value.serialize(Raw::new(&mut self.ser.out, Accept::MATH))
         } else {
             // Through the serializer, not `self`: keeping the compound's address private lets
             // it live in registers on the hot path.
@@ -105,6 +110,8 @@ impl<O: Output> Struct<'_, '_, O> {
     fn end_struct(self) -> Result<()> {
         if matches!(self.kind, StructKind::Dict | StructKind::Array) {
             self.ser.close(self.open)
+        } else if matches!(self.kind, StructKind::Raw(_)) && self.ser.out.len() == self.at {
+            Ok(())
         } else {
             self.ser.special_end(self.kind, self.at, self.open)
         }
