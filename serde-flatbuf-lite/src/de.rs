@@ -94,7 +94,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// The position of the root table, after checking the header.
-    fn root(&mut self) -> Result<usize> {
+    pub(crate) fn root(&mut self) -> Result<usize> {
         let buf = self.buf;
         if buf.len() > MAX_BUFFER {
             return Err(Error::new(ErrorKind::BufferTooLarge, format!("{} bytes", buf.len())));
@@ -128,7 +128,7 @@ impl<'de> Deserializer<'de> {
     }
 
     #[inline]
-    fn count(&mut self, bytes: usize, at: usize) -> Result<()> {
+    pub(crate) fn count(&mut self, bytes: usize, at: usize) -> Result<()> {
         self.apparent += bytes;
         if self.apparent > self.apparent_limit {
             return Err(Error::at(
@@ -142,7 +142,7 @@ impl<'de> Deserializer<'de> {
 
     /// Verifies and enters the table at `pos`.
     #[inline]
-    fn enter_table(&mut self, pos: usize) -> Result<Table> {
+    pub(crate) fn enter_table(&mut self, pos: usize) -> Result<Table> {
         self.depth += 1;
         self.tables += 1;
         if self.depth > self.opts.max_depth {
@@ -183,6 +183,16 @@ impl<'de> Deserializer<'de> {
         Ok(value)
     }
 
+    /// Leaves a table entered with [`enter_table`](Self::enter_table) (for the schema-driven reader).
+    pub(crate) fn leave_table(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// The whole buffer.
+    pub(crate) fn buffer(&self) -> &'de [u8] {
+        self.buf
+    }
+
     /// Verifies the table at `pos` without decoding any field (for `()` and unit structs).
     fn empty_table(&mut self, pos: usize) -> Result<()> {
         self.enter_table(pos)?;
@@ -192,7 +202,7 @@ impl<'de> Deserializer<'de> {
 
     /// The string the uoffset at `pos` points to.
     #[inline]
-    fn string(&mut self, pos: usize) -> Result<&'de str> {
+    pub(crate) fn string(&mut self, pos: usize) -> Result<&'de str> {
         let (v, bytes) = self.bytes_at(pos)?;
         let start = v + 4;
         let end = start + bytes.len();
@@ -209,7 +219,7 @@ impl<'de> Deserializer<'de> {
 
     /// The `[ubyte]` vector (or string data) the uoffset at `pos` points to: (data start, length).
     #[inline]
-    fn byte_vector(&mut self, pos: usize) -> Result<(usize, usize)> {
+    pub(crate) fn byte_vector(&mut self, pos: usize) -> Result<(usize, usize)> {
         let (v, bytes) = self.bytes_at(pos)?;
         self.count(4 + bytes.len(), v)?;
         Ok((v + 4, bytes.len()))
@@ -231,7 +241,7 @@ impl<'de> Deserializer<'de> {
     /// The vector the uoffset at `pos` points to: (element area, count). Element sizes are checked when the
     /// first element tells the element type.
     #[inline]
-    fn vector(&mut self, pos: usize) -> Result<(usize, usize)> {
+    pub(crate) fn vector(&mut self, pos: usize) -> Result<(usize, usize)> {
         let v = follow(self.buf, pos)?;
         let count = read_u32(self.buf, v)? as usize;
         let area = v + 4;

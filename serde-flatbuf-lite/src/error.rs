@@ -51,6 +51,9 @@ pub enum ErrorKind {
     /// A field the FlatBuffers schema makes required is absent: a map entry's string key (flatc makes
     /// `(key)` string fields required).
     MissingRequiredField,
+    /// A `.fbs` schema is malformed or refers to something it does not declare (the message starts with
+    /// `file:line:column`), or a JSON document does not fit the schema (the message names its position).
+    InvalidSchema,
 }
 
 impl ErrorKind {
@@ -74,6 +77,7 @@ impl ErrorKind {
             ErrorKind::SizePrefixMismatch => "size prefix mismatch",
             ErrorKind::AmbiguousStructLayout => "ambiguous struct layout",
             ErrorKind::MissingRequiredField => "missing required field",
+            ErrorKind::InvalidSchema => "schema error",
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod de;
 mod error;
+pub mod fbs;
 mod layout;
 mod limits;
 mod markers;

@@ -3,6 +3,7 @@
 //! may leave out, `UnionType` placeholders before unions, `Deprecated` for deprecated slots.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod fbs_json;
 pub mod flatc;
 
 use std::fmt;
