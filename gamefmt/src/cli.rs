@@ -6,18 +6,20 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 /// Decode, encode, inspect and diff game data files: Resonite data trees (brson), KingsIsle
-/// ObjectProperty blobs (kiprop), Godot Variants (godot) and O3DE prefabs (o3de).
+/// ObjectProperty blobs (kiprop), Godot Variants (godot), O3DE prefabs (o3de) and FlatBuffers
+/// (flatbuf, with a .fbs schema).
 #[derive(Parser, Debug)]
 #[command(name = "gamefmt", version, about, max_term_width = 100)]
 #[command(after_help = "\
 Exit status: 0 success, 1 if any file failed (each failure is one line on stderr), 2 for usage \
-errors (including a missing --types or --format). `diff` exits 1 when the files differ.
+errors (including a missing --types, --schema or --format). `diff` exits 1 when the files differ.
 
 Examples:
   gamefmt decode World.brson > world.json
   gamefmt encode world.json -o World.brson
   gamefmt inspect --hex Box.7zbson
   gamefmt diff old.brson new.brson --ignore-ids
+  gamefmt decode --schema monster.fbs monster.bin
   gamefmt brson urls Box.7zbson")]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -35,6 +37,8 @@ pub(crate) enum Format {
     Godot,
     /// O3DE prefabs (JSON), loaded with O3DE's lenient rules.
     O3de,
+    /// FlatBuffers through a .fbs schema; needs --schema (JSON as flatc --json --strict-json prints it).
+    Flatbuf,
 }
 
 impl Format {
@@ -44,6 +48,7 @@ impl Format {
             Format::Kiprop => "kiprop",
             Format::Godot => "godot",
             Format::O3de => "o3de",
+            Format::Flatbuf => "flatbuf",
         }
     }
 }
@@ -99,6 +104,15 @@ pub(crate) struct FormatArgs {
     /// godot: how the Variants are framed (default none: one var_to_bytes value).
     #[arg(long, value_enum)]
     pub(crate) framing: Option<FramingArg>,
+    /// flatbuf: the .fbs schema (its includes are found next to it or in -I directories). Required for flatbuf.
+    #[arg(long, value_name = "FILE.fbs")]
+    pub(crate) schema: Option<PathBuf>,
+    /// flatbuf: the root table (default: the schema's root_type), like flatc's --root-type.
+    #[arg(long, value_name = "T")]
+    pub(crate) root_type: Option<String>,
+    /// flatbuf: a directory to look for included schemas in (repeatable), like flatc's -I.
+    #[arg(long = "include-dir", short = 'I', value_name = "DIR")]
+    pub(crate) include_dirs: Vec<PathBuf>,
 }
 
 fn parse_u32(text: &str) -> Result<u32, String> {
@@ -137,6 +151,8 @@ Examples:
   gamefmt decode --format godot --framing stream save.dat
   gamefmt decode --format godot --text msg.bin     # Godot's own text form
   gamefmt decode Level.prefab                      # o3de: lenient load, issues on stderr
+  gamefmt decode --schema monster.fbs monster.bin  # flatbuf: flatc --json's meaning, exact floats
+  gamefmt decode --schema game.fbs --root-type Game.Save -I include/ save.bin
   cat World.brson | gamefmt decode --format brson -")]
     Decode {
         #[command(flatten)]
@@ -164,6 +180,7 @@ Examples:
   gamefmt encode world.json -o World.brson
   gamefmt encode world.json --compression lz4 -o World.lz4bson
   gamefmt encode --types types.json player.json -o Player.bin
+  gamefmt encode --schema monster.fbs monster.json -o monster.bin   # flatbuf (no $__ keys needed)
   gamefmt encode json/*.json -o out/")]
     Encode {
         #[command(flatten)]
@@ -189,7 +206,8 @@ Examples:
   gamefmt inspect --hex Box.7zbson
   gamefmt inspect --types types.json Player.bin
   gamefmt inspect --format godot --framing stream save.dat
-  gamefmt inspect Level.prefab")]
+  gamefmt inspect Level.prefab
+  gamefmt inspect --schema monster.fbs monster.bin   # root type, identifier, table/vector counts")]
     Inspect {
         #[command(flatten)]
         format: FormatArgs,
@@ -214,7 +232,8 @@ Examples:
   gamefmt diff old.brson new.brson
   gamefmt diff --ignore-ids before.7zbson after.brson
   gamefmt diff --types types.json a.bin b.bin
-  gamefmt diff --format godot a.bin b.bin")]
+  gamefmt diff --format godot a.bin b.bin
+  gamefmt diff --schema monster.fbs a.bin b.bin")]
     Diff {
         #[command(flatten)]
         format: FormatArgs,

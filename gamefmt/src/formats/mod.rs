@@ -1,6 +1,7 @@
 //! Detection and the per-format wiring: decode to JSON, encode from JSON, inspect.
 
 mod brson;
+mod flatbuf;
 mod godot;
 mod kiprop;
 mod o3de;
@@ -52,11 +53,19 @@ pub(crate) struct Context {
     pub(crate) text: bool,
     pub(crate) compression: Option<CompressionArg>,
     types: std::sync::OnceLock<Result<Arc<serde_kiprop::TypeList>, String>>,
+    schema: std::sync::OnceLock<Result<Arc<serde_flatbuf_lite::fbs::Schema>, String>>,
 }
 
 impl Context {
     pub(crate) fn new(args: FormatArgs) -> Self {
-        Context { args, compact: false, text: false, compression: None, types: std::sync::OnceLock::new() }
+        Context {
+            args,
+            compact: false,
+            text: false,
+            compression: None,
+            types: std::sync::OnceLock::new(),
+            schema: std::sync::OnceLock::new(),
+        }
     }
 
     /// The kiprop type list, loaded on first use (a usage error when --types is missing).
@@ -79,6 +88,23 @@ impl Context {
     }
 }
 
+impl Context {
+    /// The flatbuf schema, parsed on first use (a usage error when --schema is missing or bad).
+    fn schema(&self) -> Outcome<Arc<serde_flatbuf_lite::fbs::Schema>> {
+        let Some(path) = self.args.schema.as_deref() else {
+            return Err(Failure::usage(Some(Format::Flatbuf), "flatbuf needs a schema: give --schema FILE.fbs"));
+        };
+        self.schema
+            .get_or_init(|| {
+                serde_flatbuf_lite::fbs::Schema::parse_file(path, &self.args.include_dirs)
+                    .map(Arc::new)
+                    .map_err(|e| format!("schema {}: {e}", path.display()))
+            })
+            .clone()
+            .map_err(|e| Failure::usage(Some(Format::Flatbuf), e))
+    }
+}
+
 /// The format of a file: `--format`, else the bytes, else the extension.
 pub(crate) fn detect(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Format> {
     if let Some(f) = ctx.args.format {
@@ -91,13 +117,23 @@ pub(crate) fn detect(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Format
     if bytes.starts_with(&serde_kiprop::BIND_MAGIC) {
         return Ok(Format::Kiprop);
     }
+    if ctx.args.schema.is_some() {
+        // With a schema: a buffer with its file_identifier or file_extension, else anything not JSON.
+        let schema = ctx.schema()?;
+        if flatbuf::matches(&schema, path, bytes) || !bytes.trim_ascii_start().starts_with(b"{") {
+            return Ok(Format::Flatbuf);
+        }
+    }
     if ext.as_deref() == Some("prefab") || bytes.trim_ascii_start().starts_with(b"{") {
         return Ok(Format::O3de);
+    }
+    if matches!(ext.as_deref(), Some("fb")) {
+        return Err(Failure::usage(Some(Format::Flatbuf), "flatbuf needs a schema: give --schema FILE.fbs"));
     }
     Err(Failure::usage(
         None,
         "cannot tell the format (no FrDT or BINd header, no .brson/.7zbson/.lz4bson/.prefab extension, not JSON): \
-         give --format brson|kiprop|godot|o3de",
+         give --format brson|kiprop|godot|o3de (or --schema FILE.fbs for flatbuf)",
     ))
 }
 
@@ -116,6 +152,7 @@ pub(crate) fn decode(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Conver
         Format::Kiprop => (kiprop::decode(ctx, bytes)?, Vec::new()),
         Format::Godot => (godot::decode(ctx, bytes)?, Vec::new()),
         Format::O3de => o3de::decode(ctx.compact, bytes)?,
+        Format::Flatbuf => (flatbuf::decode(ctx, bytes)?, Vec::new()),
     };
     Ok(Converted { format, bytes, warnings })
 }
@@ -130,6 +167,10 @@ fn json_format(ctx: &Context, json: &[u8]) -> Outcome<Format> {
     if let Some(f) = ctx.args.format {
         return Ok(f);
     }
+    if ctx.args.schema.is_some() {
+        // flatbuf JSON carries no `$__` keys: a schema says it is flatbuf.
+        return Ok(Format::Flatbuf);
+    }
     let probe: Probe = serde_json::from_slice(json).map_err(|e| Failure {
         format: None,
         usage: false,
@@ -140,8 +181,12 @@ fn json_format(ctx: &Context, json: &[u8]) -> Outcome<Format> {
         Some("kiprop") => Ok(Format::Kiprop),
         Some("godot") => Ok(Format::Godot),
         Some("o3de") => Ok(Format::O3de),
+        Some("flatbuf") => Ok(Format::Flatbuf),
         Some(other) => Err(Failure::usage(None, format_args!("unknown $__format {other:?}: give --format"))),
-        None => Err(Failure::usage(None, "the JSON has no $__format key: give --format brson|kiprop|godot|o3de")),
+        None => Err(Failure::usage(
+            None,
+            "the JSON has no $__format key: give --format brson|kiprop|godot|o3de, or --schema FILE.fbs for flatbuf",
+        )),
     }
 }
 
@@ -153,6 +198,7 @@ pub(crate) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Converted> {
         Format::Kiprop => (kiprop::encode(ctx, json)?, Vec::new()),
         Format::Godot => (godot::encode(ctx, json)?, Vec::new()),
         Format::O3de => o3de::encode(json)?,
+        Format::Flatbuf => (flatbuf::encode(ctx, json)?, Vec::new()),
     };
     Ok(Converted { format, bytes, warnings })
 }
@@ -167,6 +213,7 @@ pub(crate) fn default_extension(format: Format, bytes: &[u8]) -> &'static str {
         },
         Format::Kiprop | Format::Godot => "bin",
         Format::O3de => "prefab",
+        Format::Flatbuf => "bin",
     }
 }
 
@@ -179,6 +226,7 @@ pub(crate) fn inspect(ctx: &Context, path: &Path, bytes: &[u8], hex: bool) -> Ou
         Format::Kiprop => kiprop::inspect(ctx, bytes)?,
         Format::Godot => (godot::inspect(ctx, bytes)?, Vec::new()),
         Format::O3de => (o3de::inspect(path, bytes)?, Vec::new()),
+        Format::Flatbuf => (flatbuf::inspect(ctx, bytes)?, Vec::new()),
     };
     if hex {
         text.push('\n');
@@ -204,6 +252,7 @@ pub(crate) fn to_json_value(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome
     let mut compact = Context::new(ctx.args.clone());
     compact.compact = true;
     compact.types = ctx.types.clone();
+    compact.schema = ctx.schema.clone();
     let json = decode(&compact, path, bytes)?.bytes;
     let value = serde_json::from_slice(&json).map_err(|e| Failure::input(format, e))?;
     Ok((format, value))
