@@ -13,8 +13,6 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::flatc::run;
-
 /// flatc's JSON with its bare `nan`/`inf`/`-inf` quoted, parsed.
 pub fn parse_flatc_json(text: &str) -> Value {
     let mut out = String::with_capacity(text.len());
@@ -99,6 +97,18 @@ pub fn same(ours: &Value, theirs: &Value, path: &str) -> Result<(), String> {
         (a, b) if a == b => Ok(()),
         (a, b) => Err(format!("{path}: ours {a}, flatc {b}")),
     }
+}
+
+/// Runs flatc; on failure panics with its error output (not the long list of file arguments).
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "flatc {} … failed:\n{}{}",
+        cmd.get_args().take(8).map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `flatc --json --strict-json --raw-binary` over many buffers at once: one JSON value per buffer.
