@@ -8,6 +8,7 @@
 //!   does flatc's form stand in for the document's);
 //! - `flatc --json` of our writer's buffer for the document equals `flatc --json` of flatc's buffer,
 //!   and our reader reads our buffer as it read flatc's.
+//!
 //! flatc runs once per batch of documents, not once per case. Without flatc: a loud SKIPPED line.
 
 mod common;
