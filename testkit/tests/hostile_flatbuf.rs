@@ -232,3 +232,147 @@ fn map_key_floods_are_linear() {
         .size(128 * 1024)
         .run(|input| from_slice::<StrHash<'_>>(input).map(|m| m.entries.len()));
 }
+
+// ------------------------------------------------------------------------------------------------
+// The `.fbs` parser and the schema-driven reader/writer (serde_flatbuf_lite::fbs).
+
+use serde_flatbuf_lite::fbs::Schema;
+
+fn text_input(s: String) -> Vec<u8> {
+    s.into_bytes()
+}
+
+fn parse(input: &[u8]) -> Result<usize, serde_flatbuf_lite::Error> {
+    Schema::parse_str("hostile.fbs", std::str::from_utf8(input).unwrap_or("")).map(|s| s.objects.len())
+}
+
+#[test]
+fn fbs_parser_is_linear() {
+    // Many tables, each referring to the one before (names resolved once each).
+    Case::new("fbs: a long schema of tables referring to each other", |n| {
+        let mut s = String::from("namespace A.B.C;\ntable T0 { a:int; }\n");
+        let mut i = 1;
+        while s.len() < n {
+            s.push_str(&format!("table T{i} {{ a:int = 5; b:T{}; c:[string]; d:A.B.C.T0 (deprecated); }}\n", i - 1));
+            i += 1;
+        }
+        text_input(s)
+    })
+    .size(64 * 1024)
+    .run(|input| parse(input).is_ok());
+    // One very long line (columns are counted without rescanning the line).
+    Case::new("fbs: one line of many fields", |n| {
+        let mut s = String::from("table T { ");
+        let mut i = 0;
+        while s.len() < n {
+            s.push_str(&format!("f{i}:ubyte; "));
+            i += 1;
+        }
+        s.push('}');
+        text_input(s)
+    })
+    .size(64 * 1024)
+    .run(parse);
+    // Enums with many values, and a union of many members.
+    Case::new("fbs: an enum with many values", |n| {
+        let mut s = String::from("enum E : int { ");
+        let mut i = 0;
+        while s.len() < n {
+            s.push_str(&format!("V{i}, "));
+            i += 1;
+        }
+        s.push('}');
+        text_input(s)
+    })
+    .size(64 * 1024)
+    .run(|input| parse(input).is_ok());
+}
+
+#[test]
+fn fbs_parser_nesting_fails_fast() {
+    // Structs nested in structs: an error at the depth limit, not a deep recursion.
+    Case::new("fbs: a chain of nested structs", |n| {
+        let mut s = String::from("struct S0 { a:int; }\n");
+        let mut i = 1;
+        while s.len() < n {
+            s.push_str(&format!("struct S{i} {{ a:S{}; }}\n", i - 1));
+            i += 1;
+        }
+        text_input(s)
+    })
+    .size(64 * 1024)
+    .run(|input| parse(input).is_err());
+    let deep: String = (0..10_000).map(|i| format!("a{i}.")).collect::<String>() + "b";
+    let err = Schema::parse_str("x.fbs", &format!("namespace {deep};")).unwrap_err();
+    assert!(err.to_string().contains("x.fbs:1:"), "{err}");
+    let err = Schema::parse_str("x.fbs", &"[".repeat(100_000)).unwrap_err();
+    assert!(err.to_string().contains("x.fbs:1:1:"), "{err}");
+    for junk in [
+        "table",
+        "table T {",
+        "enum E : int { A = 99999999999999999999999999999999999999999 }",
+        "\"",
+        "/*",
+        "table T { a:[int:0]; }",
+        "struct S { a:S; }",
+        "union U { U }",
+        "table T { a:int = \u{10ffff}; }",
+    ] {
+        assert!(Schema::parse_str("j.fbs", junk).is_err(), "{junk}");
+    }
+}
+
+const SHARED_FBS: &str = "table E {} table R { items:[E]; } root_type R;";
+const STRINGS_FBS: &str = "table R { items:[string]; } root_type R;";
+const NODE_FBS: &str = "table N { child:N; } root_type N;";
+const LONGS_FBS: &str = "table R { items:[ulong]; } root_type R;";
+
+fn fbs(text: &str) -> Schema {
+    Schema::parse_str("hostile.fbs", text).unwrap()
+}
+
+#[test]
+fn fbs_reader_is_linear_and_bounded() {
+    let shared_tables = fbs(SHARED_FBS);
+    Case::new("fbs reader: every vector element points to one empty table", |n| shared(n / 4, None))
+        .size(128 * 1024)
+        .run(|input| shared_tables.buffer_to_json(input, None).map(|j| j.len()));
+    let strings = fbs(STRINGS_FBS);
+    Case::new("fbs reader: every vector element points to one 64-byte string", |n| shared(n / 4, Some(64)))
+        .size(64 * 1024)
+        .run(|input| strings.buffer_to_json(input, None).map(|j| j.len()));
+    let err = strings.buffer_to_json(&shared(64 * 1024, Some(4096)), None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ApparentSizeLimitExceeded, "{err}");
+    let node = fbs(NODE_FBS);
+    Case::new("fbs reader: chain of nested tables", |n| chain(n / 8))
+        .size(256 * 1024)
+        .run(|input| node.buffer_to_json(input, None).is_err());
+    let err = node.buffer_to_json(&chain(100_000), None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DepthLimitExceeded, "{err}");
+    let longs = fbs(LONGS_FBS);
+    Case::new("fbs reader: vector of u64 declaring 2^29 elements", |n| lying_vector(1 << 29, n))
+        .size(64 * 1024)
+        .run(|input| longs.buffer_to_json(input, None).is_err());
+}
+
+#[test]
+fn fbs_writer_is_linear_and_depth_limited() {
+    let node = fbs(NODE_FBS);
+    Case::new("fbs writer: deeply nested JSON", |n| {
+        let depth = n / 10;
+        text_input(format!("{}{}", "{\"child\":".repeat(depth), "}".repeat(depth)))
+    })
+    .size(64 * 1024)
+    .run(|input| node.json_to_buffer(std::str::from_utf8(input).unwrap(), None).is_err());
+    let longs = fbs(LONGS_FBS);
+    Case::new("fbs writer: a long vector of numbers", |n| {
+        let mut s = String::from("{\"items\":[");
+        while s.len() < n {
+            s.push_str("18446744073709551615,");
+        }
+        s.push_str("0]}");
+        text_input(s)
+    })
+    .size(64 * 1024)
+    .run(|input| longs.json_to_buffer(std::str::from_utf8(input).unwrap(), None).map(|b| b.len()));
+}

@@ -33,6 +33,7 @@ mod read;
 mod resolve;
 mod write;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
@@ -177,7 +178,7 @@ pub struct Field {
 }
 
 /// A table or a struct.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Object {
     /// The fully qualified name (`MyGame.Sample.Monster`).
     pub name: String,
@@ -191,6 +192,20 @@ pub struct Object {
     pub align: usize,
     /// Every attribute as written.
     pub attributes: Vec<(String, Option<String>)>,
+    /// Positions in `fields` by name.
+    index: HashMap<String, usize>,
+}
+
+impl Object {
+    /// The position in [`fields`](Self::fields) of the field with this name.
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    pub(crate) fn set_fields(&mut self, fields: Vec<Field>) {
+        self.index = fields.iter().enumerate().map(|(i, f)| (f.name.clone(), i)).collect();
+        self.fields = fields;
+    }
 }
 
 /// One value of an enum or member of a union.
@@ -219,17 +234,36 @@ pub struct Enum {
     pub values: Vec<EnumValue>,
     /// Every attribute as written.
     pub attributes: Vec<(String, Option<String>)>,
+    /// Positions in `values` by value and by name (the first of equal values, as flatc prints).
+    index: (HashMap<i128, usize>, HashMap<String, usize>),
 }
 
 impl Enum {
+    pub(crate) fn new(
+        name: String,
+        is_union: bool,
+        underlying: BaseType,
+        bit_flags: bool,
+        values: Vec<EnumValue>,
+        attributes: Vec<(String, Option<String>)>,
+    ) -> Enum {
+        let mut by_value = HashMap::with_capacity(values.len());
+        let mut by_name = HashMap::with_capacity(values.len());
+        for (i, v) in values.iter().enumerate() {
+            by_value.entry(v.value).or_insert(i);
+            by_name.entry(v.name.clone()).or_insert(i);
+        }
+        Enum { name, is_union, underlying, bit_flags, values, attributes, index: (by_value, by_name) }
+    }
+
     /// The value with this number, if any.
     pub fn by_value(&self, value: i128) -> Option<&EnumValue> {
-        self.values.iter().find(|v| v.value == value)
+        self.index.0.get(&value).map(|&i| &self.values[i])
     }
 
     /// The value with this name, if any.
     pub fn by_name(&self, name: &str) -> Option<&EnumValue> {
-        self.values.iter().find(|v| v.name == name)
+        self.index.1.get(name).map(|&i| &self.values[i])
     }
 }
 

@@ -148,9 +148,10 @@ pub(super) fn resolve(raw: Raw) -> Result<Schema> {
         }
     }
     let names = Names { defs };
+    let declared: std::collections::HashSet<&str> = raw.attributes.iter().map(String::as_str).collect();
     let check_attrs = |attrs: &Attrs| -> Result<()> {
         for (n, _, pos) in attrs {
-            if !BUILTIN_ATTRIBUTES.contains(&n.as_str()) && !raw.attributes.iter().any(|a| a == n) {
+            if !BUILTIN_ATTRIBUTES.contains(&n.as_str()) && !declared.contains(n.as_str()) {
                 return Err(
                     pos.error(format!("user-defined attribute {n:?} must be declared before use (attribute \"{n}\";)"))
                 );
@@ -176,6 +177,7 @@ pub(super) fn resolve(raw: Raw) -> Result<Schema> {
             size: 0,
             align: 1,
             attributes: plain(&o.attrs),
+            ..Default::default()
         })
         .collect();
     let mut types: Vec<Vec<Type>> = Vec::with_capacity(raw.objects.len());
@@ -340,7 +342,7 @@ pub(super) fn resolve(raw: Raw) -> Result<Schema> {
         if fields.iter().filter(|f| f.key).count() > 1 {
             return Err(o.pos.error("only one field may be the key"));
         }
-        objects[i].fields = fields;
+        objects[i].set_fields(fields);
     }
 
     let root = match raw.roots.iter().rev().find(|r| r.3).or_else(|| raw.roots.last()) {
@@ -366,7 +368,7 @@ pub(super) fn resolve(raw: Raw) -> Result<Schema> {
     })
 }
 
-fn resolve_enum(e: &RawEnum, names: &Names) -> Result<Enum> {
+fn resolve_enum(e: &RawEnum, lookup: &Names) -> Result<Enum> {
     let underlying = match &e.underlying {
         None => BaseType::UByte,
         Some(t) => match base_type(t) {
@@ -381,18 +383,17 @@ fn resolve_enum(e: &RawEnum, names: &Names) -> Result<Enum> {
         values.push(EnumValue { name: "NONE".to_owned(), value: 0, table: None });
     }
     let mut next: i128 = if e.is_union { 1 } else { 0 };
+    let mut names: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    if e.is_union {
+        names.insert("NONE");
+    }
     for v in &e.values {
         let mut n = match &v.value {
             Some(text) => parse_int(text).ok_or_else(|| v.pos.error(format!("{text:?} is not an integer")))?,
             None => next,
         };
-        if values.iter().any(|x: &EnumValue| x.name == v.name) {
+        if !names.insert(v.name.as_str()) {
             return Err(v.pos.error(format!("{} is declared twice in {}", v.name, e.name)));
-        }
-        if let Some(prev) = values.last() {
-            if !e.is_union && !bit_flags && n <= prev.value {
-                return Err(v.pos.error(format!("enum values must ascend: {} = {n}", v.name)));
-            }
         }
         next = n + 1;
         if bit_flags {
@@ -410,7 +411,7 @@ fn resolve_enum(e: &RawEnum, names: &Names) -> Result<Enum> {
         }
         let table = if e.is_union {
             let ty = v.ty.as_deref().unwrap_or(&v.name);
-            match names.lookup(&e.ns, ty) {
+            match lookup.lookup(&e.ns, ty) {
                 Some(Def::Object(t)) => Some(t),
                 _ => return Err(v.pos.error(format!("union {}: member {ty} is not a table or struct", e.name))),
             }
@@ -422,7 +423,7 @@ fn resolve_enum(e: &RawEnum, names: &Names) -> Result<Enum> {
     if !e.is_union && values.is_empty() {
         return Err(e.pos.error(format!("enum {} has no values", e.name)));
     }
-    Ok(Enum { name: e.name.clone(), is_union: e.is_union, underlying, bit_flags, values, attributes: plain(&e.attrs) })
+    Ok(Enum::new(e.name.clone(), e.is_union, underlying, bit_flags, values, plain(&e.attrs)))
 }
 
 fn resolve_type(t: &RawType, ns: &str, names: &Names, raw: &Raw, in_struct: bool, pos: &Pos) -> Result<Type> {

@@ -46,7 +46,7 @@ impl Writer<'_> {
         };
         let mut given: Vec<Option<&Json>> = vec![None; o.fields.len()];
         for (k, val) in members {
-            let Some(i) = o.fields.iter().position(|f| f.name == *k) else {
+            let Some(i) = o.field(k) else {
                 return Err(bad(path, format_args!("unknown field {k:?} in table {}", o.name)));
             };
             if given[i].is_some() {
@@ -306,14 +306,18 @@ impl Writer<'_> {
         let Json::Obj(members) = val else {
             return Err(bad(path, format_args!("expected an object for struct {}, found {}", o.name, val.kind())));
         };
-        for (k, _) in members {
-            if !o.fields.iter().any(|f| f.name == *k) {
+        let mut given: Vec<Option<&Json>> = vec![None; o.fields.len()];
+        for (k, v) in members {
+            let Some(i) = o.field(k) else {
                 return Err(bad(path, format_args!("unknown field {k:?} in struct {}", o.name)));
+            };
+            if given[i].replace(v).is_some() {
+                return Err(bad(path, format_args!("field {k:?} given twice")));
             }
         }
-        for f in &o.fields {
+        for (f, v) in o.fields.iter().zip(given) {
             let p = format!("{path}/{}", f.name);
-            let Some((_, v)) = members.iter().find(|(k, _)| *k == f.name) else {
+            let Some(v) = v else {
                 return Err(bad(&p, format_args!("struct {} needs every field", o.name)));
             };
             self.inline(&f.ty, v, &mut out[f.offset..], &p)?;
