@@ -3,50 +3,12 @@
 //! and kiprop JSON against katsuba's.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use tempfile::TempDir;
 
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
-
-/// `gamefmt` run in tests/data (so paths in messages are short and stable).
-fn gamefmt() -> Command {
-    let mut cmd = Command::cargo_bin("gamefmt").unwrap();
-    cmd.current_dir(data());
-    cmd
-}
-
-struct Run {
-    status: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = gamefmt().args(args).output().unwrap();
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn ok(args: &[&str]) -> Vec<u8> {
-    let r = run(args);
-    assert_eq!(r.status, 0, "gamefmt {args:?}: {}", r.stderr);
-    r.stdout
-}
-
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{data, gamefmt, ok, run, s, text};
 
 const BRSON: [&str; 5] = [
     "brson/synthetic-modern.brson",

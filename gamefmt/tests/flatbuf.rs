@@ -6,42 +6,16 @@
 #[path = "../../serde-flatbuf-lite/tests/common/fbs_json.rs"]
 mod fbs_json;
 #[path = "../../serde-flatbuf-lite/tests/common/flatc.rs"]
+#[allow(dead_code)]
 mod flatc;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use assert_cmd::Command;
 use tempfile::TempDir;
 
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
-
-struct Run {
-    status: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = Command::cargo_bin("gamefmt").unwrap().current_dir(data()).args(args).output().unwrap();
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn ok(args: &[&str]) -> Vec<u8> {
-    let r = run(args);
-    assert_eq!(r.status, 0, "gamefmt {args:?}: {}", r.stderr);
-    r.stdout
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{data, ok, run, s};
 
 const SEED: &str = "flatbuf/monster_seed/monster.fbs";
 const UPSTREAM: &str = "flatbuf/upstream/monster_test.fbs";

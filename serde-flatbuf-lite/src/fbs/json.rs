@@ -234,13 +234,11 @@ impl P<'_> {
                 Some(_) => {
                     let e = self.b.get(self.i + 1).copied().unwrap_or(0);
                     self.i += 2;
+                    if let Some(c) = super::lexer::simple_escape(e) {
+                        s.push(c);
+                        continue;
+                    }
                     match e {
-                        b'n' => s.push('\n'),
-                        b't' => s.push('\t'),
-                        b'r' => s.push('\r'),
-                        b'b' => s.push('\u{8}'),
-                        b'f' => s.push('\u{c}'),
-                        b'"' | b'\'' | b'\\' | b'/' => s.push(e as char),
                         b'u' => {
                             let mut cp = self.hex4()?;
                             if (0xD800..0xDC00).contains(&cp) && self.b.get(self.i..self.i + 2) == Some(b"\\u") {

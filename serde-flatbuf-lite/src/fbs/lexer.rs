@@ -82,14 +82,9 @@ pub(super) fn tokenize(file: &str, text: &str) -> Result<Vec<Token>> {
                         b'\\' => {
                             let e = b.get(i + 1).copied().unwrap_or(0);
                             i += 2;
-                            match e {
-                                b'n' => s.push('\n'),
-                                b't' => s.push('\t'),
-                                b'r' => s.push('\r'),
-                                b'b' => s.push('\u{8}'),
-                                b'f' => s.push('\u{c}'),
-                                b'"' | b'\'' | b'\\' | b'/' => s.push(e as char),
-                                _ => return Err(err(line, col as usize, "unknown escape in string")),
+                            match simple_escape(e) {
+                                Some(c) => s.push(c),
+                                None => return Err(err(line, col as usize, "unknown escape in string")),
                             }
                         }
                         _ if d == quote => {
@@ -156,6 +151,19 @@ pub(super) fn tokenize(file: &str, text: &str) -> Result<Vec<Token>> {
     let col = (b.len() - line_start + 1) as u32;
     out.push(Token { tok: Tok::End, line, col });
     Ok(out)
+}
+
+/// The character of a one-letter escape (`\n`, `\"`, …), shared with the JSON reader.
+pub(super) fn simple_escape(e: u8) -> Option<char> {
+    Some(match e {
+        b'n' => '\n',
+        b't' => '\t',
+        b'r' => '\r',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'"' | b'\'' | b'\\' | b'/' => e as char,
+        _ => return None,
+    })
 }
 
 fn is_hex(lit: &[u8]) -> bool {

@@ -24,7 +24,7 @@
 //! absent fields left out (key fields printed with their default, as flatc does), nested flatbuffers as
 //! their root table. Floats are printed exactly (shortest round-trip form) where flatc rounds them to 6
 //! (float) or 12 (double) decimals. Reading verifies the buffer with the crate's verifier rules and limits
-//! ([`Options`](crate::Options)).
+//! ([`Options`]).
 
 mod json;
 mod lexer;
