@@ -241,6 +241,7 @@ pub(crate) fn inspect(ctx: &Context, path: &Path, bytes: &[u8], hex: bool) -> Ou
             }
             Format::Kiprop => text.push_str(&crate::hex::annotated(bytes, &notes)),
             Format::O3de => text.push_str("no annotated hex dump for o3de (a text format)\n"),
+            Format::Flatbuf => text.push_str("no annotated hex dump for flatbuf yet\n"),
         }
     }
     Ok(text)
