@@ -6,7 +6,9 @@
 //! `Variant`, `IgnoredAny`, `serde_json::Value` and typed Rust values (the serde Deserializer),
 //! `from_reader`, the annotated dump (`dump::dump`), the text form of a decoded Variant (`Display`; the crate has no text parser), the
 //! framing helpers (`decode_frame` in every framing, chunk by chunk as a server sees a stream,
-//! `read_frame`, huge length prefixes), and `Variant` built by another format's Deserializer. Both
+//! `read_frame`, huge length prefixes), `Variant` built by another format's Deserializer, and the
+//! tagged JSON form read back (`serde_godot::json::TaggedVariant` through serde_json: nesting bombs
+//! of every container are errors, the widest shapes of every payload linear). Both
 //! Godot 4 and Godot 3. Attacks: Dictionary key floods of every key type (every math type, packed
 //! arrays, Dictionaries, Arrays, objects, strings), keys that differ only in their last component,
 //! -0.0 / 0.0 and NaN payloads (equal keys), duplicate keys large and small, keys nested in keys,
@@ -751,4 +753,108 @@ fn variant_from_json() {
     })
     .size(N)
     .run(|input| serde_json::from_slice::<Variant>(input).unwrap());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tagged JSON form (`serde_godot::json`: JSON → Variant through serde_json)
+
+/// Reads the tagged form with serde_json, as gamefmt does.
+fn tagged(input: &[u8]) -> Result<Variant, serde_json::Error> {
+    serde_json::from_slice::<serde_godot::json::TaggedVariant>(input).map(|t| t.0)
+}
+
+/// `levels` copies of `open`, a `0` and the matching `close`s: nesting of any depth.
+fn json_nesting(open: &str, close: &str, levels: usize) -> Vec<u8> {
+    let mut out = open.repeat(levels);
+    out.push('0');
+    out.push_str(&close.repeat(levels));
+    out.into_bytes()
+}
+
+#[test]
+fn tagged_json_nesting_bombs_are_errors() {
+    // Every container of the form nested far beyond any limit: the reader recurses once per level,
+    // so serde_json's recursion limit (128) must end it with an error — on a test thread's 2 MiB
+    // stack, not only an application's — and the work stays flat however long the bomb.
+    let units = [
+        ("plain arrays", "[", "]"),
+        ("plain dictionaries", "{\"a\":", "}"),
+        ("$Array", "{\"$Array\":[", "]}"),
+        ("$Dictionary values", "{\"$Dictionary\":[[1,", "]]}"),
+        ("$Dictionary keys", "{\"$Dictionary\":[[", ",1]]}"),
+        ("$Object properties", "{\"$Object\":{\"class\":\"Node\",\"properties\":[[\"p\",", "]]}}"),
+    ];
+    for (name, open, close) in units {
+        for levels in [200, 100_000] {
+            let bomb = json_nesting(open, close, levels);
+            let err = tagged(&bomb).expect_err(name);
+            assert!(err.to_string().contains("recursion limit"), "{name}, {levels} levels: {err}");
+        }
+        Case::new(format!("godot json: nesting bomb of {name}"), |n| json_nesting(open, close, 200 + n / open.len()))
+            .size(N)
+            .run(|input| assert!(tagged(input).is_err()));
+    }
+    // Just under the limit, every kind reads (the limit is serde_json's, not a smaller one of ours).
+    for (name, open, close) in units {
+        let levels = 120 / open.matches(['[', '{']).count();
+        tagged(&json_nesting(open, close, levels)).unwrap_or_else(|e| panic!("{name}, {levels} levels: {e}"));
+    }
+}
+
+#[test]
+fn tagged_json_wide_input_is_linear() {
+    // n bytes of the widest shapes of every payload: linear work, heap within the workspace bound.
+    type Unit = (&'static str, &'static str, fn(usize) -> String, &'static str);
+    let units: [Unit; 14] = [
+        ("array of ints", "[", |_| "1,".into(), "0]"),
+        ("array of floats", "[", |_| "1.5,".into(), "0]"),
+        ("distinct plain keys", "{", |i| format!("\"k{i:07}\":1,"), "\"end\":0}"),
+        ("one plain key repeated", "{", |_| "\"k\":1,".into(), "\"end\":0}"),
+        ("$Dictionary of Vector2 keys", "{\"$Dictionary\":[", |i| format!("[{{\"$Vector2\":[{i},1]}},1],"), "[0,0]]}"),
+        ("$Dictionary of one key repeated", "{\"$Dictionary\":[", |_| "[1,1],".into(), "[0,0]]}"),
+        ("typed $Array", "{\"$Array\":[", |_| "1,".into(), "0],\"$element_type\":\"int\"}"),
+        ("tagged values", "[", |_| "{\"$Vector3\":[1,2,3]},".into(), "0]"),
+        ("non-finite floats", "[", |_| "{\"$float\":\"nan\"},".into(), "0]"),
+        ("$PackedByteArray hex", "{\"$PackedByteArray\":\"", |_| "ab".into(), "\"}"),
+        ("$PackedVector3Array", "{\"$PackedVector3Array\":[", |_| "[1,2,3],".into(), "[0,0,0]]}"),
+        ("$PackedStringArray", "{\"$PackedStringArray\":[", |_| "\"s\",".into(), "\"\"]}"),
+        (
+            "$NodePath names",
+            "{\"$NodePath\":{\"names\":[",
+            |_| "\"n\",".into(),
+            "\"\"],\"subnames\":[],\"absolute\":true}}",
+        ),
+        (
+            "$Object properties",
+            "{\"$Object\":{\"class\":\"Node\",\"properties\":[",
+            |_| "[\"p\",1],".into(),
+            "[\"q\",0]]}}",
+        ),
+    ];
+    for (name, open, item, close) in units {
+        Case::new(format!("godot json: {name}"), |n| {
+            let mut out = String::from(open);
+            let mut i = 0;
+            while out.len() < n {
+                out.push_str(&item(i));
+                i += 1;
+            }
+            out.push_str(close);
+            out.into_bytes()
+        })
+        .size(N)
+        .run(|input| tagged(input).unwrap_or_else(|e| panic!("{name}: {e}")));
+    }
+    // Wrong shapes fail as fast: a math tag with a huge component list, an unknown tag after a
+    // long payload, a trailing unexpected key.
+    Case::new("godot json: $Vector2 with n components", |n| {
+        format!("{{\"$Vector2\":[{}0]}}", "1,".repeat(n / 2)).into_bytes()
+    })
+    .size(N)
+    .run(|input| assert!(tagged(input).is_err()));
+    Case::new("godot json: $PackedInt32Array then an unexpected key", |n| {
+        format!("{{\"$PackedInt32Array\":[{}0],\"x\":[{}0]}}", "1,".repeat(n / 4), "1,".repeat(n / 4)).into_bytes()
+    })
+    .size(N)
+    .run(|input| assert!(tagged(input).is_err()));
 }
