@@ -68,6 +68,7 @@ fn check(
             panic!("{name} #{i} rebuilt by our writer: {d}\nflatc of ours: {a}\nflatc of flatc's: {t}");
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
     buffers.len()
 }
 
@@ -164,6 +165,7 @@ fn rich_documents() {
     let docs: Vec<String> = docs.into_iter().map(str::to_owned).collect();
     let dir = work("rich-docs");
     let bufs = flatc_binary(&flatc, &rich_fbs(), &[], None, &docs, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
     let n = check("rich", &rich_fbs(), &[], None, &bufs, &Options::new());
     eprintln!("rich documents: {n} buffers equal to flatc's JSON");
 }

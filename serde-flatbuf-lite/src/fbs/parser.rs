@@ -96,66 +96,52 @@ pub(super) struct Raw {
 
 pub(super) fn parse_files(path: &Path, include_dirs: &[PathBuf]) -> Result<Schema> {
     let mut raw = Raw::default();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    let mut queue: std::collections::VecDeque<PathBuf> = Default::default();
-    let first = canonical(path);
-    seen.insert(first.clone());
-    queue.push_back(path.to_path_buf());
-    let mut main = true;
-    while let Some(file) = queue.pop_front() {
-        let text = read_text(&file)?;
-        let name = file.display().to_string();
-        let includes = parse_into(&mut raw, &name, &text, main)?;
-        raw.files.push(file.clone());
+    let text = read_text(path)?;
+    let includes = parse_into(&mut raw, &path.display().to_string(), &text, true)?;
+    raw.files.push(path.to_path_buf());
+    let mut seen: HashSet<PathBuf> = HashSet::from([canonical(path)]);
+    follow_includes(&mut raw, path, includes, include_dirs, &mut seen)?;
+    super::resolve::resolve(raw)
+}
+
+/// Text without a file: its includes are resolved relative to the current directory.
+pub(super) fn parse_text(name: &str, text: &str) -> Result<Schema> {
+    let mut raw = Raw::default();
+    let includes = parse_into(&mut raw, name, text, true)?;
+    let mut seen = HashSet::new();
+    follow_includes(&mut raw, Path::new(name), includes, &[], &mut seen)?;
+    super::resolve::resolve(raw)
+}
+
+/// Reads the included files breadth-first from a queue (no recursion), each once: `from`'s includes,
+/// then theirs.
+fn follow_includes(
+    raw: &mut Raw,
+    from: &Path,
+    includes: Vec<(String, Pos)>,
+    include_dirs: &[PathBuf],
+    seen: &mut HashSet<PathBuf>,
+) -> Result<()> {
+    let mut queue: std::collections::VecDeque<(PathBuf, Vec<(String, Pos)>)> = Default::default();
+    queue.push_back((from.to_path_buf(), includes));
+    while let Some((file, includes)) = queue.pop_front() {
         for (inc, pos) in includes {
             let found = find_include(&file, &inc, include_dirs).ok_or_else(|| {
                 pos.error(format!("include {inc:?} not found (next to the file or in the include directories)"))
             })?;
-            if seen.insert(canonical(&found)) {
-                if seen.len() > MAX_FILES {
-                    return Err(pos.error(format!("more than {MAX_FILES} included files")));
-                }
-                queue.push_back(found);
+            if !seen.insert(canonical(&found)) {
+                continue;
             }
-        }
-        main = false;
-    }
-    super::resolve::resolve(raw)
-}
-
-pub(super) fn parse_text(name: &str, text: &str) -> Result<Schema> {
-    let mut raw = Raw::default();
-    let includes = parse_into(&mut raw, name, text, true)?;
-    if !includes.is_empty() {
-        // Resolve the includes relative to the current directory.
-        let mut seen: HashSet<PathBuf> = HashSet::new();
-        let mut queue: std::collections::VecDeque<PathBuf> = Default::default();
-        for (inc, pos) in includes {
-            let p = PathBuf::from(&inc);
-            if !p.is_file() {
-                return Err(pos.error(format!("include {inc:?} not found")));
+            if seen.len() > MAX_FILES {
+                return Err(pos.error(format!("more than {MAX_FILES} included files")));
             }
-            if seen.insert(canonical(&p)) {
-                queue.push_back(p);
-            }
-        }
-        while let Some(file) = queue.pop_front() {
-            let text = read_text(&file)?;
-            let includes = parse_into(&mut raw, &file.display().to_string(), &text, false)?;
-            raw.files.push(file.clone());
-            for (inc, pos) in includes {
-                let found =
-                    find_include(&file, &inc, &[]).ok_or_else(|| pos.error(format!("include {inc:?} not found")))?;
-                if seen.insert(canonical(&found)) {
-                    if seen.len() > MAX_FILES {
-                        return Err(pos.error(format!("more than {MAX_FILES} included files")));
-                    }
-                    queue.push_back(found);
-                }
-            }
+            let text = read_text(&found)?;
+            let next = parse_into(raw, &found.display().to_string(), &text, false)?;
+            raw.files.push(found.clone());
+            queue.push_back((found, next));
         }
     }
-    super::resolve::resolve(raw)
+    Ok(())
 }
 
 fn canonical(p: &Path) -> PathBuf {
