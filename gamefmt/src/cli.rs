@@ -199,7 +199,8 @@ Examples:
 --hex adds an annotated hex dump, one line per span (offset, bytes, meaning), the same text the \
 libraries give for snapshot tests: godot every Variant header, length and value and the text form; \
 brson the FrDT header, the compression wrapper, then the decompressed BSON element by element; \
-kiprop the BINd magic, flags and compression fields.
+kiprop (bit offsets as byte.bit) the BINd magic, flags, zlib layers, then every object and property \
+by name with its value.
 
 Examples:
   gamefmt inspect World.brson

@@ -5,7 +5,6 @@
 mod cli;
 mod diff;
 mod formats;
-mod hex;
 mod output;
 mod run;
 mod status;

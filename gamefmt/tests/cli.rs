@@ -380,6 +380,11 @@ fn inspect_hex_is_the_library_dump() {
     let brson = fs::read(data().join("brson/synthetic-modern.7zbson")).unwrap();
     let expected = serde_brson::dump::dump(&brson, &serde_brson::Options::new());
     assert_eq!(after(text(ok(&["inspect", "--hex", "brson/synthetic-modern.7zbson"]))), expected.to_string());
+    let types = serde_kiprop::TypeList::from_paths(&[data().join("kiprop/generated/types.json")]).unwrap();
+    let kiprop = fs::read(data().join("kiprop/generated/bind-deep.xml.bin")).unwrap();
+    let expected = serde_kiprop::dump::dump(&kiprop, &serde_kiprop::Options::game_file(), &types);
+    let args = ["inspect", "--hex", "--types", "kiprop/generated/types.json", "kiprop/generated/bind-deep.xml.bin"];
+    assert_eq!(after(text(ok(&args))), expected.to_string());
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use serde_kiprop::serializer_flags::{STATEFUL_FLAGS, WITH_COMPRESSION};
 use serde_kiprop::{BIND_MAGIC, Object, Options, Value};
 
-use super::{Context, Failure, Note, Outcome, size};
+use super::{Context, Failure, Outcome, size};
 use crate::cli::Format;
 
 fn fail(e: impl std::fmt::Display) -> Failure {
@@ -184,7 +184,7 @@ pub(super) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Vec<u8>> {
     f.options().to_vec(&value, &types).map_err(fail)
 }
 
-pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<(String, Vec<Note>)> {
+pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<String> {
     let (framing, value) = decode_value(ctx, bytes)?;
     let mut out = String::new();
     out.push_str("format: kiprop (KingsIsle ObjectProperty)\n");
@@ -219,44 +219,14 @@ pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<(String, Vec<Note>
             out.push_str(&format!("  {name}: {}\n", describe(v)));
         }
     }
-    let mut notes = Vec::new();
-    let mut at = 0;
-    if framing.bind {
-        notes.push(Note::new(0, 4, "magic \"BINd\" (game file: deep, stored flags)"));
-        at = 4;
-    }
-    if framing.manual_compression {
-        notes.push(Note::new(at, 4, "uncompressed size (u32 LE)"));
-        notes.push(Note::new(at + 4, bytes.len() - at - 4, "zlib stream (flags and object inside)"));
-        return Ok((out, notes));
-    }
-    if framing.flags & STATEFUL_FLAGS != 0 {
-        notes.push(Note::new(
-            at,
-            4,
-            format!("serializer flags {:#x} (u32 LE){}", framing.flags, flag_names(framing.flags)),
-        ));
-        at += 4;
-    }
-    if framing.flags & WITH_COMPRESSION != 0 && at < bytes.len() {
-        let compressed = bytes[at] != 0;
-        notes.push(Note::new(at, 1, format!("compressed: {compressed}")));
-        at += 1;
-        if compressed && at + 4 <= bytes.len() {
-            notes.push(Note::new(at, 4, "uncompressed size (u32 LE)"));
-            at += 4;
-            notes.push(Note::new(at, bytes.len() - at, "zlib stream of the object"));
-            return Ok((out, notes));
-        }
-    }
-    if at < bytes.len() {
-        notes.push(Note::new(
-            at,
-            bytes.len() - at,
-            format!("object stream ({} mode, bit-packed)", if framing.deep { "deep" } else { "shallow" }),
-        ));
-    }
-    Ok((out, notes))
+    Ok(out)
+}
+
+/// The annotated dump of the blob (serde-kiprop's), read with the framing `decode` finds.
+pub(super) fn dump(ctx: &Context, bytes: &[u8]) -> Outcome<String> {
+    let (framing, _) = decode_value(ctx, bytes)?;
+    let types = ctx.types()?;
+    Ok(serde_kiprop::dump::dump(bytes, &framing.options(), &types).to_string())
 }
 
 fn flag_names(flags: u32) -> String {

@@ -11,7 +11,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::cli::{CompressionArg, Format, FormatArgs};
-pub(crate) use crate::hex::Note;
 
 pub(crate) use brson::urls;
 
@@ -217,32 +216,33 @@ pub(crate) fn default_extension(format: Format, bytes: &[u8]) -> &'static str {
     }
 }
 
-/// The `inspect` report of a file (and its annotated hex dump with `hex`: the format crate's
-/// `dump`, kiprop's from the container notes here).
+/// The `inspect` report of a file, and with `hex` the format crate's annotated dump.
 pub(crate) fn inspect(ctx: &Context, path: &Path, bytes: &[u8], hex: bool) -> Outcome<String> {
     let format = detect(ctx, path, bytes)?;
-    let (mut text, notes) = match format {
-        Format::Brson => (brson::inspect(ctx, path, bytes)?, Vec::new()),
+    let mut text = match format {
+        Format::Brson => brson::inspect(ctx, path, bytes)?,
         Format::Kiprop => kiprop::inspect(ctx, bytes)?,
-        Format::Godot => (godot::inspect(ctx, bytes)?, Vec::new()),
-        Format::O3de => (o3de::inspect(path, bytes)?, Vec::new()),
-        Format::Flatbuf => (flatbuf::inspect(ctx, bytes)?, Vec::new()),
+        Format::Godot => godot::inspect(ctx, bytes)?,
+        Format::O3de => o3de::inspect(path, bytes)?,
+        Format::Flatbuf => flatbuf::inspect(ctx, bytes)?,
     };
     if hex {
         text.push('\n');
-        match format {
-            Format::Brson | Format::Godot => {
-                text.push_str("annotated hex dump (offset, bytes, meaning):\n");
-                text.push_str(&if format == Format::Brson {
-                    brson::dump(path, bytes)
-                } else {
-                    godot::dump(ctx, bytes)
-                });
+        let dump = match format {
+            Format::Brson => brson::dump(path, bytes),
+            Format::Godot => godot::dump(ctx, bytes),
+            Format::Kiprop => kiprop::dump(ctx, bytes)?,
+            Format::O3de => {
+                text.push_str("no annotated hex dump for o3de (a text format)\n");
+                return Ok(text);
             }
-            Format::Kiprop => text.push_str(&crate::hex::annotated(bytes, &notes)),
-            Format::O3de => text.push_str("no annotated hex dump for o3de (a text format)\n"),
-            Format::Flatbuf => text.push_str("no annotated hex dump for flatbuf yet\n"),
-        }
+            Format::Flatbuf => {
+                text.push_str("no annotated hex dump for flatbuf yet\n");
+                return Ok(text);
+            }
+        };
+        text.push_str("annotated hex dump (offset, bytes, meaning):\n");
+        text.push_str(&dump);
     }
     Ok(text)
 }
