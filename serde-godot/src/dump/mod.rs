@@ -5,8 +5,8 @@
 //! (hex), up to 8 bytes of hex, and what they mean — each Variant's type tag and header flags, every
 //! length and count, string contents, values, container element types, Dictionary keys and values
 //! and Object properties, nested structure indented. Long spans wrap; very long ones show their
-//! first 24 bytes and a count of the rest. After a Variant that decodes, its text form (the
-//! `Display` of [`Variant`], close to `var_to_str`) follows.
+//! first 24 bytes and a count of the rest. After a Variant that decodes, its text form in the
+//! options' version follows ([`Options::to_text`]: `var_to_str` in Godot 4, `var2str` in Godot 3).
 //!
 //! The text is stable (a change to it is a change to the crate), so it suits
 //! `insta::assert_snapshot!`:
@@ -139,7 +139,12 @@ fn one(out: &mut Out, bytes: &[u8], base: usize, depth: usize, opts: &Options) -
         return Ok(());
     }
     if let Ok(value) = Variant::from_bytes(bytes, opts) {
-        let text = out::capped(&value, out.remaining());
+        // The text form of the options' version (`var_to_str` / `var2str`), typed containers as
+        // the bytes have them.
+        let text = match opts.typed_containers(true).to_text(&value) {
+            Ok(text) => out::capped(&text, out.remaining()),
+            Err(e) => format!("(none: {e})"),
+        };
         let mut lines = text.lines();
         out.plain(depth, format_args!("text: {}", lines.next().unwrap_or("")));
         for line in lines {
