@@ -288,10 +288,46 @@ impl Options {
     pub fn written_with(&self, bytes: &[u8]) -> Result<Options> {
         let stored = self.stored_flags(bytes)?;
         let mut opts = self.flags(stored | (self.flags & STATEFUL_FLAGS));
-        let mut input = bytes;
-        if self.bind_file {
-            input = &input[BIND_MAGIC.len()..];
+        if let Some(level) = self.announced_level(bytes, stored) {
+            opts.compression_level = level;
         }
+        Ok(opts)
+    }
+
+    /// The zlib level the compressed data of `bytes` announces in its zlib header, read under
+    /// these options like [`stored_flags`](Self::stored_flags) (`BINd` magic, manual compression,
+    /// the stored WITH_COMPRESSION flag): fastest → 1, fast → 2, default → 6, best → 9. `None`
+    /// when nothing is compressed (no manual compression, WITH_COMPRESSION unset, or the data
+    /// marked uncompressed) or the header is not a zlib header. Nothing is decompressed for it.
+    /// [`written_with`](Self::written_with) sets this level; [`get_compression_level`](Self::get_compression_level)
+    /// reads it back.
+    ///
+    /// ```
+    /// use serde_kiprop::Options;
+    /// let blob = std::fs::read("tests/data/generated/shallow-delta-absent-manual-zlib.bin")?;
+    /// let opts = Options::new().manual_compression(true);
+    /// assert_eq!(opts.stored_compression_level(&blob)?, Some(6));
+    /// let file = std::fs::read("tests/data/generated/bind-deep.xml.bin")?;
+    /// assert_eq!(Options::game_file().stored_compression_level(&file)?, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stored_compression_level(&self, bytes: &[u8]) -> Result<Option<u32>> {
+        // Manual compression's header comes first; only the other framing needs the flags.
+        let stored = if self.manual_compression {
+            self.check()?;
+            if self.bind_file && !bytes.starts_with(&BIND_MAGIC) {
+                return Err(Error::new(ErrorKind::BadMagic));
+            }
+            self.flags
+        } else {
+            self.stored_flags(bytes)?
+        };
+        Ok(self.announced_level(bytes, stored))
+    }
+
+    /// The zlib level in the header of the compressed data of `bytes`, given the flags it stores.
+    fn announced_level(&self, bytes: &[u8], stored: u32) -> Option<u32> {
+        let input = if self.bind_file { bytes.get(BIND_MAGIC.len()..)? } else { bytes };
         // The zlib header: manual compression's, else WITH_COMPRESSION's (after the flags).
         let header = if self.manual_compression {
             input.get(4..6)
@@ -304,12 +340,19 @@ impl Options {
         } else {
             None
         };
-        if let Some(&[cmf, flg]) = header {
-            if cmf & 0x0F == 8 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0 {
-                opts.compression_level = [1, 2, 6, 9][usize::from(flg >> 6)];
+        match header? {
+            &[cmf, flg] if cmf & 0x0F == 8 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0 => {
+                Some([1, 2, 6, 9][usize::from(flg >> 6)])
             }
+            _ => None,
         }
-        Ok(opts)
+    }
+
+    /// The zlib level for WITH_COMPRESSION and manual compression (see
+    /// [`compression_level`](Self::compression_level); [`written_with`](Self::written_with) sets
+    /// the one the data announces).
+    pub const fn get_compression_level(&self) -> u32 {
+        self.compression_level
     }
 
     pub(crate) fn compact(&self) -> bool {

@@ -202,7 +202,9 @@ impl ser::SerializeMap for MapSer<'_, '_> {
                         Ok(())
                     }
                     Some(st) => {
-                        if k.starts_with("$__") {
+                        // The class is known: a later `$__type`/`$__hash` adds nothing; any other
+                        // key is a property, `$__`-prefixed names included (a class may have one).
+                        if k == "$__type" || k == "$__hash" {
                             return Ok(());
                         }
                         s.field_slow(st, Key::Dynamic(&k), v)
