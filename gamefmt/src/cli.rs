@@ -6,8 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 /// Decode, encode, inspect and diff game data files: Resonite data trees (brson), KingsIsle
-/// ObjectProperty blobs (kiprop), Godot Variants (godot), O3DE prefabs (o3de) and FlatBuffers
-/// (flatbuf, with a .fbs schema).
+/// ObjectProperty blobs (kiprop), Godot Variants (godot), O3DE JSON (o3de: prefabs, settings
+/// registry files, materials) and FlatBuffers (flatbuf, with a .fbs schema).
 #[derive(Parser, Debug)]
 #[command(name = "gamefmt", version, about, max_term_width = 100)]
 #[command(after_help = "\
@@ -153,6 +153,7 @@ Examples:
   gamefmt decode Level.prefab                      # o3de: lenient load, issues on stderr
   gamefmt decode --schema monster.fbs monster.bin  # flatbuf: flatc --json's meaning, exact floats
   gamefmt decode --schema game.fbs --root-type Game.Save -I include/ save.bin
+  gamefmt decode Registry/editor.setreg            # o3de settings registry (comments allowed)
   cat World.brson | gamefmt decode --format brson -")]
     Decode {
         #[command(flatten)]
@@ -208,7 +209,8 @@ Examples:
   gamefmt inspect --types types.json Player.bin
   gamefmt inspect --format godot --framing stream save.dat
   gamefmt inspect Level.prefab
-  gamefmt inspect --schema monster.fbs monster.bin   # root type, identifier, table/vector counts")]
+  gamefmt inspect --schema monster.fbs monster.bin   # root type, identifier, table/vector counts
+  gamefmt inspect Registry/editor.setreg          # top-level keys and counts")]
     Inspect {
         #[command(flatten)]
         format: FormatArgs,

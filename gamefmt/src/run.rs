@@ -153,7 +153,7 @@ fn convert_one(
         Some(t) => {
             let mut t = t.to_path_buf();
             if mode == Mode::Encode && t.extension().is_none() {
-                t.set_extension(formats::default_extension(format, &converted.bytes));
+                t.set_extension(formats::default_extension(&converted));
             }
             if output::is_an_input(&t, inputs) {
                 return Err(Failure::usage(

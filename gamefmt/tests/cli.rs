@@ -387,6 +387,138 @@ fn inspect_hex_is_the_library_dump() {
     assert_eq!(after(text(ok(&args))), expected.to_string());
 }
 
+/// A JSON document read with O3DE's settings-registry rules (comments and trailing commas
+/// allowed): what it means, independent of layout.
+fn o3de_document(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap();
+    serde_json::from_str(&serde_o3de::setreg::to_json(&text).unwrap()).unwrap()
+}
+
+#[test]
+fn o3de_settings_registry_and_other_json_round_trip() {
+    // Issue 15 leftover: any O3DE JSON the library loads, not only prefabs. Settings registry files
+    // (comments, trailing commas, a JSON Patch array for .setregpatch) and an Atom material come
+    // back as the same document; our own output comes back byte for byte.
+    let tmp = TempDir::new().unwrap();
+    for (name, kind) in [
+        ("splash_screen.setreg", "setreg"),
+        ("prefab.editor.setreg", "setreg"),
+        ("user.setregpatch", "setregpatch"),
+        ("002_BaseColorLerp.material", "json"),
+    ] {
+        let input = data().join("o3de").join(name);
+        let json = tmp.path().join("d.json");
+        let back = tmp.path().join("back");
+        let r = run(&["decode", s(&input), "-o", s(&json)]);
+        assert_eq!(r.status, 0, "{name}: {}", r.stderr);
+        assert_eq!(r.stderr, "", "{name}: a clean load reports nothing");
+        let decoded: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+        assert_eq!(decoded["$__format"], "o3de", "{name}");
+        assert_eq!(decoded["$__kind"], kind, "{name}");
+        ok(&["encode", s(&json), "-o", s(&back)]);
+        let written = back.with_extension(if kind == "json" { "json" } else { kind });
+        assert_eq!(o3de_document(&written), o3de_document(&input), "{name}: the same document");
+        // Our own bytes: decode → encode is a fixed point, and the JSON too.
+        let json2 = tmp.path().join("d2.json");
+        ok(&["decode", s(&written), "-o", s(&json2)]);
+        let again = tmp.path().join("again");
+        ok(&["encode", s(&json2), "-o", s(&again)]);
+        assert_eq!(fs::read(again.with_extension(written.extension().unwrap())).unwrap(), fs::read(&written).unwrap());
+        if kind != "json" {
+            assert_eq!(fs::read(&json2).unwrap(), fs::read(&json).unwrap(), "{name}");
+        }
+    }
+    // The material was written by O3DE's own writer: it comes back byte for byte.
+    let json = tmp.path().join("m.json");
+    let back = tmp.path().join("m.material");
+    ok(&["decode", "o3de/002_BaseColorLerp.material", "-o", s(&json)]);
+    ok(&["encode", s(&json), "-o", s(&back)]);
+    assert_eq!(fs::read(&back).unwrap(), fs::read(data().join("o3de/002_BaseColorLerp.material")).unwrap());
+    // From stdin (no extension): settings-registry syntax is recognised from the text.
+    let cmd = gamefmt()
+        .args(["decode", "--format", "o3de", "-"])
+        .write_stdin(fs::read(data().join("o3de/splash_screen.setreg")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(cmd.status.code(), Some(0), "{}", String::from_utf8_lossy(&cmd.stderr));
+    assert!(String::from_utf8_lossy(&cmd.stdout).contains("\"$__kind\": \"setreg\""));
+}
+
+#[test]
+fn o3de_settings_registry_lenient_load_reports_and_errors() {
+    let tmp = TempDir::new().unwrap();
+    // Broken syntax: one line with the path, the format and where (line and column).
+    let bad = tmp.path().join("bad.setreg");
+    fs::write(&bad, "{\n    \"O3DE\": { \"a\": 1 /* unterminated\n}").unwrap();
+    let out = tmp.path().join("bad.json");
+    let r = run(&["decode", s(&bad), "-o", s(&out)]);
+    assert_eq!(r.status, 1);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.starts_with(&format!("gamefmt: {}: o3de: ", bad.display())), "{}", r.stderr);
+    assert!(!out.exists());
+    // A root member that collides with gamefmt's keys is refused with its JSON path.
+    let odd = tmp.path().join("odd.setreg");
+    fs::write(&odd, r#"{"$__kind": 1}"#).unwrap();
+    let r = run(&["decode", s(&odd)]);
+    assert_eq!(r.status, 1);
+    assert!(r.stderr.contains("at /$__kind: gamefmt reserves"), "{}", r.stderr);
+    // Encode: an unknown $__kind and stray members next to $__value name their JSON path.
+    let json = tmp.path().join("k.json");
+    fs::write(&json, r#"{"$__format": "o3de", "$__kind": "level"}"#).unwrap();
+    let r = run(&["encode", s(&json), "-o", s(&tmp.path().join("k.out"))]);
+    assert_eq!(r.status, 1);
+    assert!(r.stderr.contains("at /$__kind: expected prefab, setreg, setregpatch or json"), "{}", r.stderr);
+    fs::write(&json, r#"{"$__format": "o3de", "$__kind": "setregpatch", "$__value": [], "x": 1}"#).unwrap();
+    let r = run(&["encode", s(&json), "-o", s(&tmp.path().join("k.out"))]);
+    assert_eq!(r.status, 1);
+    assert!(r.stderr.contains("at /$__value:"), "{}", r.stderr);
+}
+
+#[test]
+fn kiprop_properties_named_like_gamefmt_keys_are_escaped() {
+    // Issue 15 leftover: a root property whose name starts with `$__` was refused; it is written
+    // as `$__$__…` and read back, so decode → encode gives the same bytes.
+    use serde_kiprop::hash::{djb2, string_id};
+    let tmp = TempDir::new().unwrap();
+    let class = "class OddNames";
+    let props = [("$__flags", "int"), ("$__$x", "std::string"), ("m_level", "int")];
+    let mut p = serde_json::Map::new();
+    for (id, (name, ty)) in props.iter().enumerate() {
+        p.insert(
+            (*name).to_owned(),
+            serde_json::json!({"type": ty, "id": id, "offset": 72 + 8 * id, "flags": 31, "container": "Static",
+                "dynamic": false, "singleton": false, "pointer": false,
+                "hash": string_id(ty.as_bytes()).wrapping_add(djb2(name.as_bytes()))}),
+        );
+    }
+    let hash = string_id(class.as_bytes());
+    let types_json = serde_json::json!({"version": 2, "classes": {hash.to_string():
+        {"name": class, "bases": [], "hash": hash, "properties": p}}});
+    let types_path = tmp.path().join("types.json");
+    fs::write(&types_path, types_json.to_string()).unwrap();
+    let types = serde_kiprop::TypeList::from_path(&types_path).unwrap();
+    let value = serde_kiprop::Value::from_json(
+        r#"{"$__type": "class OddNames", "$__flags": 7, "$__$x": "kept", "m_level": 3}"#,
+    )
+    .unwrap();
+    let opts = serde_kiprop::Options::new().deep(true).flags(1);
+    let blob = opts.to_vec(&value, &types).unwrap();
+    let input = tmp.path().join("odd.bin");
+    fs::write(&input, &blob).unwrap();
+
+    let json = tmp.path().join("odd.json");
+    let t = s(&types_path);
+    ok(&["decode", "--types", t, "--format", "kiprop", "--deep", "--flags", "1", s(&input), "-o", s(&json)]);
+    let decoded: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    assert_eq!(decoded["$__flags"], 1, "gamefmt's own key: the stored flags");
+    assert_eq!(decoded["$__$__flags"], 7, "the property, escaped");
+    assert_eq!(decoded["$__$__$x"], "kept", "escaping is not ambiguous for a property starting with $__$");
+    assert_eq!(decoded["m_level"], 3);
+    let back = tmp.path().join("back.bin");
+    ok(&["encode", "--types", t, s(&json), "-o", s(&back)]);
+    assert_eq!(fs::read(&back).unwrap(), blob, "decode → encode gives the same bytes");
+}
+
 #[test]
 fn inspect_snapshots() {
     insta::assert_snapshot!("inspect_brson", text(ok(&["inspect", "brson/synthetic-modern.lz4bson"])));
@@ -421,6 +553,9 @@ fn inspect_snapshots() {
         ]))
     );
     insta::assert_snapshot!("inspect_o3de", text(ok(&["inspect", "o3de/ForceRegion_PrefabInstantiates.prefab"])));
+    insta::assert_snapshot!("inspect_o3de_setreg", text(ok(&["inspect", "o3de/prefab.editor.setreg"])));
+    insta::assert_snapshot!("inspect_o3de_setregpatch", text(ok(&["inspect", "o3de/user.setregpatch"])));
+    insta::assert_snapshot!("inspect_o3de_material", text(ok(&["inspect", "o3de/002_BaseColorLerp.material"])));
 }
 
 #[test]

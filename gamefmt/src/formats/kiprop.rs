@@ -1,7 +1,9 @@
 //! kiprop: serde-kiprop's dynamic `Value` (katsuba-shaped JSON), with the framing settings the
-//! blob was written with kept in `$__` root members.
+//! blob was written with kept in `$__` root members. A root property whose own name starts with
+//! `$__` is written with one more `$__` in front (`$__x` → `$__$__x`) and read back without it, so
+//! it never collides with those settings (gamefmt's keys never start with `$__$`).
 
-use serde_kiprop::serializer_flags::{STATEFUL_FLAGS, WITH_COMPRESSION};
+use serde_kiprop::serializer_flags::STATEFUL_FLAGS;
 use serde_kiprop::{BIND_MAGIC, Object, Options, Value};
 
 use super::{Context, Failure, Outcome, size};
@@ -76,34 +78,12 @@ fn given(ctx: &Context, bytes: &[u8]) -> Framing {
     }
 }
 
-/// The zlib level a zlib header announces (FLEVEL: fastest, fast, default, best).
-fn zlib_level(header: Option<&[u8]>) -> Option<u32> {
-    match header? {
-        &[cmf, flg] if cmf & 0x0F == 8 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0 => {
-            Some([1, 2, 6, 9][usize::from(flg >> 6)])
-        }
-        _ => None,
-    }
-}
-
 /// The framing `bytes` was written with: the stored flags, and the zlib level of compressed data.
 fn detect(ctx: &Context, bytes: &[u8]) -> Outcome<Framing> {
     let mut f = given(ctx, bytes);
     let opts = f.options();
     f.flags = opts.stored_flags(bytes).map_err(fail)? | (f.flags & STATEFUL_FLAGS);
-    let input = if f.bind { &bytes[BIND_MAGIC.len()..] } else { bytes };
-    let header = if f.manual_compression {
-        input.get(4..6)
-    } else if f.flags & WITH_COMPRESSION != 0 {
-        let at = if f.flags & STATEFUL_FLAGS != 0 { 4 } else { 0 };
-        match input.get(at) {
-            Some(&c) if c != 0 => input.get(at + 5..at + 7),
-            _ => None,
-        }
-    } else {
-        None
-    };
-    f.zlib_level = zlib_level(header);
+    f.zlib_level = opts.stored_compression_level(bytes).map_err(fail)?;
     Ok(f)
 }
 
@@ -119,6 +99,11 @@ pub(super) fn decode(ctx: &Context, bytes: &[u8]) -> Outcome<Vec<u8>> {
     let Value::Object(root) = &mut value else {
         return Err(fail("the root is not an object"));
     };
+    for (name, _) in &mut root.properties {
+        if name.starts_with("$__") {
+            *name = escape(name);
+        }
+    }
     root.properties.splice(0..0, framing.meta());
     let mut out =
         if ctx.compact { serde_json::to_vec(&value) } else { serde_json::to_vec_pretty(&value) }.map_err(fail)?;
@@ -126,9 +111,31 @@ pub(super) fn decode(ctx: &Context, bytes: &[u8]) -> Outcome<Vec<u8>> {
     Ok(out)
 }
 
+/// The root key of a property whose name starts with `$__` (gamefmt's own keys): one more `$__`
+/// in front (`$__x` → `$__$__x`). gamefmt's keys never start with `$__$`, so a root key that does
+/// is always an escaped property, and [`unescape`] takes the `$__` off again.
+fn escape(name: &str) -> String {
+    format!("$__{name}")
+}
+
+/// The property name of an escaped root key (`$__$__x` → `$__x`), `None` for gamefmt's own keys.
+fn unescape(key: &str) -> Option<&str> {
+    key.starts_with("$__$").then(|| &key[3..])
+}
+
+/// Takes gamefmt's `$__` keys out of the root and unescapes the properties that start with `$__`.
 fn take_meta(root: &mut Object) -> Vec<(String, Value)> {
-    let (meta, props): (Vec<_>, Vec<_>) =
-        std::mem::take(&mut root.properties).into_iter().partition(|(k, _)| k.starts_with("$__"));
+    let mut meta = Vec::new();
+    let mut props = Vec::with_capacity(root.properties.len());
+    for (key, value) in std::mem::take(&mut root.properties) {
+        if !key.starts_with("$__") {
+            props.push((key, value));
+        } else if let Some(name) = unescape(&key) {
+            props.push((name.to_owned(), value));
+        } else {
+            meta.push((key, value));
+        }
+    }
     root.properties = props;
     meta
 }

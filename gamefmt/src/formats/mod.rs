@@ -123,7 +123,12 @@ pub(crate) fn detect(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Format
             return Ok(Format::Flatbuf);
         }
     }
-    if ext.as_deref() == Some("prefab") || bytes.trim_ascii_start().starts_with(b"{") {
+    let start = bytes.trim_ascii_start();
+    if ext.as_deref().is_some_and(o3de::is_o3de_extension)
+        || start.starts_with(b"{")
+        || start.starts_with(b"//")
+        || start.starts_with(b"/*")
+    {
         return Ok(Format::O3de);
     }
     if matches!(ext.as_deref(), Some("fb")) {
@@ -131,8 +136,8 @@ pub(crate) fn detect(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Format
     }
     Err(Failure::usage(
         None,
-        "cannot tell the format (no FrDT or BINd header, no .brson/.7zbson/.lz4bson/.prefab extension, not JSON): \
-         give --format brson|kiprop|godot|o3de (or --schema FILE.fbs for flatbuf)",
+        "cannot tell the format (no FrDT or BINd header, no .brson/.7zbson/.lz4bson/.prefab/.setreg extension, \
+         not JSON): give --format brson|kiprop|godot|o3de (or --schema FILE.fbs for flatbuf)",
     ))
 }
 
@@ -141,6 +146,8 @@ pub(crate) struct Converted {
     pub(crate) format: Format,
     pub(crate) bytes: Vec<u8>,
     pub(crate) warnings: Vec<String>,
+    /// The extension an encoded file gets when known from the JSON (o3de's `$__kind`).
+    pub(crate) extension: Option<&'static str>,
 }
 
 /// Decodes `bytes` to JSON (or Godot text with `--text`).
@@ -150,10 +157,10 @@ pub(crate) fn decode(ctx: &Context, path: &Path, bytes: &[u8]) -> Outcome<Conver
         Format::Brson => (brson::decode(ctx, path, bytes)?, Vec::new()),
         Format::Kiprop => (kiprop::decode(ctx, bytes)?, Vec::new()),
         Format::Godot => (godot::decode(ctx, bytes)?, Vec::new()),
-        Format::O3de => o3de::decode(ctx.compact, bytes)?,
+        Format::O3de => o3de::decode(ctx.compact, path, bytes)?,
         Format::Flatbuf => (flatbuf::decode(ctx, bytes)?, Vec::new()),
     };
-    Ok(Converted { format, bytes, warnings })
+    Ok(Converted { format, bytes, warnings, extension: None })
 }
 
 /// The format a JSON document was decoded from (`$__format`), else `--format`.
@@ -192,19 +199,26 @@ fn json_format(ctx: &Context, json: &[u8]) -> Outcome<Format> {
 /// Encodes decoded JSON back to the format's bytes.
 pub(crate) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Converted> {
     let format = json_format(ctx, json)?;
-    let (bytes, warnings) = match format {
-        Format::Brson => (brson::encode(ctx, json)?, Vec::new()),
-        Format::Kiprop => (kiprop::encode(ctx, json)?, Vec::new()),
-        Format::Godot => (godot::encode(ctx, json)?, Vec::new()),
-        Format::O3de => o3de::encode(json)?,
-        Format::Flatbuf => (flatbuf::encode(ctx, json)?, Vec::new()),
+    let (bytes, warnings, extension) = match format {
+        Format::Brson => (brson::encode(ctx, json)?, Vec::new(), None),
+        Format::Kiprop => (kiprop::encode(ctx, json)?, Vec::new(), None),
+        Format::Godot => (godot::encode(ctx, json)?, Vec::new(), None),
+        Format::O3de => {
+            let (bytes, warnings, kind) = o3de::encode(json)?;
+            (bytes, warnings, Some(kind.extension()))
+        }
+        Format::Flatbuf => (flatbuf::encode(ctx, json)?, Vec::new(), None),
     };
-    Ok(Converted { format, bytes, warnings })
+    Ok(Converted { format, bytes, warnings, extension })
 }
 
 /// The extension an encoded file gets when its JSON name does not carry one.
-pub(crate) fn default_extension(format: Format, bytes: &[u8]) -> &'static str {
-    match format {
+pub(crate) fn default_extension(converted: &Converted) -> &'static str {
+    if let Some(ext) = converted.extension {
+        return ext;
+    }
+    let bytes = &converted.bytes;
+    match converted.format {
         Format::Brson => match serde_brson::container::sniff(bytes).ok().flatten().and_then(|h| h.compression()) {
             Some(serde_brson::Compression::Lz4) => "lz4bson",
             Some(serde_brson::Compression::Lzma) => "7zbson",
