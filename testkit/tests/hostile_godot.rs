@@ -4,7 +4,7 @@
 //!
 //! Entry points: `Variant::from_bytes` / `take_from_bytes` (the direct decoder), `from_slice` into
 //! `Variant`, `IgnoredAny`, `serde_json::Value` and typed Rust values (the serde Deserializer),
-//! `from_reader`, the annotated dump (`dump::dump`), the text form of a decoded Variant (`Display`; the crate has no text parser), the
+//! `from_reader`, the annotated dump (`dump::dump`), the text form of a decoded Variant (`Display`), the text reader and the ConfigFile reader (`text::variant_from_str`, `from_text`, `cfg::from_str`), the
 //! framing helpers (`decode_frame` in every framing, chunk by chunk as a server sees a stream,
 //! `read_frame`, huge length prefixes), `Variant` built by another format's Deserializer, and the
 //! tagged JSON form read back (`serde_godot::json::TaggedVariant` through serde_json: nesting bombs
@@ -857,4 +857,226 @@ fn tagged_json_wide_input_is_linear() {
     })
     .size(N)
     .run(|input| assert!(tagged(input).is_err()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The text form reader (`text::variant_from_str`, `from_text`) and the ConfigFile reader
+// (`cfg::from_str`): linear in the text whatever it holds, depth-limited, and the printer on what
+// they read.
+
+type TextDecode = fn(&str, &Options) -> Outcome;
+
+/// `from_text` and `from_cfg` read the text into a Variant, then decode `T` from the Variant's
+/// binary form (so the mapping is the binary form's by construction). That binary form is at
+/// most 4 bytes per byte of text (`#fff,` → a 20-byte Color), so their peak is the binary
+/// decoder's `64 · 4n` bound on it (the reader alone stays within `64 · n`).
+fn bridge_heap_bound(n: usize) -> usize {
+    n.saturating_mul(256).saturating_add(4 << 20)
+}
+
+fn text_entries() -> Vec<(&'static str, TextDecode)> {
+    vec![
+        ("text::variant_from_str", |t, o| serde_godot::text::variant_from_str(t, o).map(drop)),
+        ("from_text::<IgnoredAny>", |t, o| o.from_text::<IgnoredAny>(t).map(drop)),
+        ("text read then printed", |t, o| {
+            let v = serde_godot::text::variant_from_str(t, o)?;
+            serde_godot::text::variant_to_string(&v, opts_version(o)).map(|s| drop(black_box(s)))
+        }),
+    ]
+}
+
+/// `prefix`, then `unit` repeated to about `n` bytes, then `suffix`.
+fn repeated(prefix: &str, unit: &str, n: usize, suffix: &str) -> Vec<u8> {
+    let mut out = prefix.to_owned();
+    for _ in 0..n / unit.len().max(1) {
+        out.push_str(unit);
+    }
+    out.push_str(suffix);
+    out.into_bytes()
+}
+
+/// A generator of inputs of about `n` bytes.
+type Gen = Box<dyn Fn(usize) -> Vec<u8>>;
+
+fn text_cases(g4: bool) -> Vec<(&'static str, Expect, Gen)> {
+    let mut cases: Vec<(&'static str, Expect, Gen)> = vec![
+        ("nesting bomb of Arrays", Expect::Depth, Box::new(|n| repeated("", "[", n.max(2000), ""))),
+        ("nesting bomb of Dictionary values", Expect::Depth, Box::new(|n| repeated("", "{1:", n.max(8000), ""))),
+        ("nesting bomb of Dictionary keys", Expect::Depth, Box::new(|n| repeated("", "{", n.max(2000), ""))),
+        ("flat Array", Expect::Ok, Box::new(|n| repeated("[", "1, ", n, "]"))),
+        (
+            "distinct String keys",
+            Expect::Ok,
+            Box::new(|n| {
+                let mut s = String::from("{");
+                let mut i = 0;
+                while s.len() < n {
+                    s.push_str(&format!("\"k{i}\": {i},\n"));
+                    i += 1;
+                }
+                s.push('}');
+                s.into_bytes()
+            }),
+        ),
+        (
+            "distinct Vector2 keys",
+            Expect::Ok,
+            Box::new(|n| {
+                let mut s = String::from("{");
+                let mut i = 0;
+                while s.len() < n {
+                    s.push_str(&format!("Vector2(1, {i}): 1,"));
+                    i += 1;
+                }
+                s.push('}');
+                s.into_bytes()
+            }),
+        ),
+        ("one key repeated", Expect::Ok, Box::new(|n| repeated("{", "\"a\": [1, 2],", n, "}"))),
+        ("NaN and -0.0 keys repeated", Expect::Ok, Box::new(|n| repeated("{", "nan: 1, -0.0: 2, 0.0: 3,", n, "}"))),
+        (
+            "Array keys nested in keys",
+            Expect::Ok,
+            Box::new(|n| {
+                let levels = 500;
+                let mut s = "{".repeat(levels);
+                s.push_str("[1]: 1}");
+                for _ in 1..levels {
+                    s.push_str(": 1}");
+                }
+                let mut out = String::from("[");
+                while out.len() < n {
+                    out.push_str(&s);
+                    out.push(',');
+                }
+                out.push(']');
+                out.into_bytes()
+            }),
+        ),
+        ("string of escapes", Expect::Ok, Box::new(|n| repeated("\"", "\\n\\u00e9\\\"", n, "\""))),
+        ("unterminated string", Expect::Err, Box::new(|n| repeated("\"", "ab\\\"", n, ""))),
+        ("comments", Expect::Ok, Box::new(|n| repeated("", "; comment ;;\n", n, "1"))),
+        ("long integer", Expect::Ok, Box::new(|n| repeated("", "9", n, ""))),
+        ("long float", Expect::Ok, Box::new(|n| repeated("0.", "1", n, "e-5"))),
+        ("long exponent", Expect::Ok, Box::new(|n| repeated("1e", "9", n, ""))),
+        ("packed array of many numbers", Expect::Ok, Box::new(|n| repeated("PoolRealArray(", "0.1, ", n, "0)"))),
+        ("constructor with too many numbers", Expect::Err, Box::new(|n| repeated("Vector2(", "1, ", n, "1)"))),
+        ("string array", Expect::Ok, Box::new(|n| repeated("PoolStringArray(", "\"a\\tb\", ", n, ")"))),
+        ("trailing text", Expect::Err, Box::new(|n| repeated("1 ", "2 ", n, ""))),
+    ];
+    if g4 {
+        cases.push(("typed Array", Expect::Ok, Box::new(|n| repeated("Array[float]([", "1, ", n, "])"))));
+        cases.push((
+            "typed Dictionary",
+            Expect::Ok,
+            Box::new(|n| {
+                let mut s = String::from("Dictionary[int, StringName]({");
+                let mut i = 0;
+                while s.len() < n {
+                    s.push_str(&format!("{i}: &\"x\","));
+                    i += 1;
+                }
+                s.push_str("})");
+                s.into_bytes()
+            }),
+        ));
+        cases.push(("objects", Expect::Ok, Box::new(|n| repeated("[", "Object(Node,\"a\":1,\"b\":[],),", n, "]"))));
+    }
+    cases
+}
+
+#[test]
+fn text_reader_is_linear_and_depth_limited() {
+    app_stack(|| {
+        for opts in versions() {
+            let opts = opts.full_objects(true);
+            let g4 = opts_version(&opts) == Version::Godot4;
+            for (name, expect, generate) in text_cases(g4) {
+                for (entry, decode) in text_entries() {
+                    Case::new(format!("godot {:?} text: {name}, {entry}", opts_version(&opts)), &generate)
+                        .size(N)
+                        .heap_bound(move |n| {
+                            if entry.starts_with("from_text") {
+                                bridge_heap_bound(n)
+                            } else {
+                                testkit::scaling::default_heap_bound(n)
+                            }
+                        })
+                        .run(|input| {
+                            let text = std::str::from_utf8(input).unwrap();
+                            let outcome = decode(text, &opts);
+                            match (expect, &outcome) {
+                                (Expect::Ok, Err(e)) if !entry.starts_with("from_text") => {
+                                    panic!("{name}, {entry}: {e}")
+                                }
+                                (Expect::Depth, Err(e)) if !matches!(e.kind(), ErrorKind::DepthLimit(_)) => {
+                                    panic!("{name}, {entry}: not a depth error: {e}")
+                                }
+                                (Expect::Depth | Expect::Err, Ok(())) => panic!("{name}, {entry}: accepted"),
+                                _ => {}
+                            }
+                        });
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn cfg_reader_is_linear() {
+    type Map = std::collections::BTreeMap<String, Variant>;
+    let cases: Vec<(&str, Gen)> = vec![
+        (
+            "many keys",
+            Box::new(|n| {
+                let mut s = String::from("[s]\n");
+                let mut i = 0;
+                while s.len() < n {
+                    s.push_str(&format!("key{i}=\"v\"\n"));
+                    i += 1;
+                }
+                s.into_bytes()
+            }),
+        ),
+        (
+            "many sections",
+            Box::new(|n| {
+                let mut s = String::new();
+                let mut i = 0;
+                while s.len() < n {
+                    s.push_str(&format!("[s{i}]\nk=1\n"));
+                    i += 1;
+                }
+                s.into_bytes()
+            }),
+        ),
+        (
+            "set and erase",
+            Box::new(|n| {
+                let mut s = String::from("[s]\n");
+                let mut i = 0;
+                while s.len() < n {
+                    s.push_str(&format!("k{i}=1\nk{i}=null\n"));
+                    i += 1;
+                }
+                s.into_bytes()
+            }),
+        ),
+        ("one key repeated", Box::new(|n| repeated("[s]\n", "k=[1]\n", n, ""))),
+        ("one section repeated", Box::new(|n| repeated("", "[s]\nk=1\n", n, ""))),
+        ("a key glued over blanks", Box::new(|n| repeated("[s]\n", "a b ", n, "=1\n"))),
+        ("[] headers", Box::new(|n| repeated("[s]\n", "[]\n", n, "k=1\n"))),
+        ("comments", Box::new(|n| repeated("", ";;;; x\n", n, "[s]\nk=1\n"))),
+    ];
+    for opts in versions() {
+        for (name, generate) in &cases {
+            Case::new(format!("godot {:?} cfg: {name}", opts_version(&opts)), generate)
+                .size(N)
+                .heap_bound(bridge_heap_bound)
+                .run(|input| {
+                    let text = std::str::from_utf8(input).unwrap();
+                    opts.from_cfg::<std::collections::BTreeMap<String, Map>>(text).map(drop)
+                });
+        }
+    }
 }
