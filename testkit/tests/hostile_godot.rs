@@ -898,40 +898,26 @@ fn repeated(prefix: &str, unit: &str, n: usize, suffix: &str) -> Vec<u8> {
 /// A generator of inputs of about `n` bytes.
 type Gen = Box<dyn Fn(usize) -> Vec<u8>>;
 
+/// `open`, then `item(0)`, `item(1)`… to about `n` bytes, then `close`.
+fn numbered(n: usize, open: &str, item: impl Fn(usize) -> String, close: &str) -> Vec<u8> {
+    let mut s = String::from(open);
+    let mut i = 0;
+    while s.len() < n {
+        s.push_str(&item(i));
+        i += 1;
+    }
+    s.push_str(close);
+    s.into_bytes()
+}
+
 fn text_cases(g4: bool) -> Vec<(&'static str, Expect, Gen)> {
     let mut cases: Vec<(&'static str, Expect, Gen)> = vec![
         ("nesting bomb of Arrays", Expect::Depth, Box::new(|n| repeated("", "[", n.max(2000), ""))),
         ("nesting bomb of Dictionary values", Expect::Depth, Box::new(|n| repeated("", "{1:", n.max(8000), ""))),
         ("nesting bomb of Dictionary keys", Expect::Depth, Box::new(|n| repeated("", "{", n.max(2000), ""))),
         ("flat Array", Expect::Ok, Box::new(|n| repeated("[", "1, ", n, "]"))),
-        (
-            "distinct String keys",
-            Expect::Ok,
-            Box::new(|n| {
-                let mut s = String::from("{");
-                let mut i = 0;
-                while s.len() < n {
-                    s.push_str(&format!("\"k{i}\": {i},\n"));
-                    i += 1;
-                }
-                s.push('}');
-                s.into_bytes()
-            }),
-        ),
-        (
-            "distinct Vector2 keys",
-            Expect::Ok,
-            Box::new(|n| {
-                let mut s = String::from("{");
-                let mut i = 0;
-                while s.len() < n {
-                    s.push_str(&format!("Vector2(1, {i}): 1,"));
-                    i += 1;
-                }
-                s.push('}');
-                s.into_bytes()
-            }),
-        ),
+        ("distinct String keys", Expect::Ok, Box::new(|n| numbered(n, "{", |i| format!("\"k{i}\": {i},\n"), "}"))),
+        ("distinct Vector2 keys", Expect::Ok, Box::new(|n| numbered(n, "{", |i| format!("Vector2(1, {i}): 1,"), "}"))),
         ("one key repeated", Expect::Ok, Box::new(|n| repeated("{", "\"a\": [1, 2],", n, "}"))),
         ("NaN and -0.0 keys repeated", Expect::Ok, Box::new(|n| repeated("{", "nan: 1, -0.0: 2, 0.0: 3,", n, "}"))),
         (
@@ -969,16 +955,7 @@ fn text_cases(g4: bool) -> Vec<(&'static str, Expect, Gen)> {
         cases.push((
             "typed Dictionary",
             Expect::Ok,
-            Box::new(|n| {
-                let mut s = String::from("Dictionary[int, StringName]({");
-                let mut i = 0;
-                while s.len() < n {
-                    s.push_str(&format!("{i}: &\"x\","));
-                    i += 1;
-                }
-                s.push_str("})");
-                s.into_bytes()
-            }),
+            Box::new(|n| numbered(n, "Dictionary[int, StringName]({", |i| format!("{i}: &\"x\","), "})")),
         ));
         cases.push(("objects", Expect::Ok, Box::new(|n| repeated("[", "Object(Node,\"a\":1,\"b\":[],),", n, "]"))));
     }
@@ -1026,42 +1003,9 @@ fn text_reader_is_linear_and_depth_limited() {
 fn cfg_reader_is_linear() {
     type Map = std::collections::BTreeMap<String, Variant>;
     let cases: Vec<(&str, Gen)> = vec![
-        (
-            "many keys",
-            Box::new(|n| {
-                let mut s = String::from("[s]\n");
-                let mut i = 0;
-                while s.len() < n {
-                    s.push_str(&format!("key{i}=\"v\"\n"));
-                    i += 1;
-                }
-                s.into_bytes()
-            }),
-        ),
-        (
-            "many sections",
-            Box::new(|n| {
-                let mut s = String::new();
-                let mut i = 0;
-                while s.len() < n {
-                    s.push_str(&format!("[s{i}]\nk=1\n"));
-                    i += 1;
-                }
-                s.into_bytes()
-            }),
-        ),
-        (
-            "set and erase",
-            Box::new(|n| {
-                let mut s = String::from("[s]\n");
-                let mut i = 0;
-                while s.len() < n {
-                    s.push_str(&format!("k{i}=1\nk{i}=null\n"));
-                    i += 1;
-                }
-                s.into_bytes()
-            }),
-        ),
+        ("many keys", Box::new(|n| numbered(n, "[s]\n", |i| format!("key{i}=\"v\"\n"), ""))),
+        ("many sections", Box::new(|n| numbered(n, "", |i| format!("[s{i}]\nk=1\n"), ""))),
+        ("set and erase", Box::new(|n| numbered(n, "[s]\n", |i| format!("k{i}=1\nk{i}=null\n"), ""))),
         ("one key repeated", Box::new(|n| repeated("[s]\n", "k=[1]\n", n, ""))),
         ("one section repeated", Box::new(|n| repeated("", "[s]\nk=1\n", n, ""))),
         ("a key glued over blanks", Box::new(|n| repeated("[s]\n", "a b ", n, "=1\n"))),
