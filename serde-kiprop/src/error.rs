@@ -119,6 +119,13 @@ pub enum ErrorKind {
     TypeList(String),
     /// Malformed XML in the debug form.
     Xml(String),
+    /// The output slice of [`Options::to_slice`](crate::Options::to_slice) is too small.
+    BufferTooSmall {
+        /// Bytes the encoding needs.
+        needed: usize,
+        /// Bytes the slice has.
+        available: usize,
+    },
     /// An I/O error of a reader or writer.
     Io(std::io::Error),
     /// A message from a `Serialize` or `Deserialize` implementation.
@@ -276,6 +283,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadConfig(what) => write!(f, "bad configuration: {what}"),
             ErrorKind::TypeList(e) => write!(f, "invalid type list: {e}"),
             ErrorKind::Xml(e) => write!(f, "invalid XML: {e}"),
+            ErrorKind::BufferTooSmall { needed, available } => {
+                write!(f, "the output slice has {available} bytes but the encoding needs {needed}")
+            }
             ErrorKind::Io(e) => write!(f, "I/O error: {e}"),
             ErrorKind::Message(m) => f.write_str(m),
         }

@@ -79,6 +79,17 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T, types: &TypeList) -> Result<Vec<
     Options::new().to_vec(value, types)
 }
 
+/// Encodes `value` into `out` with the default [`Options`]; returns the length written. No heap
+/// allocation after the first call on a thread ([`Options::to_slice`]).
+pub fn to_slice<T: ?Sized + Serialize>(value: &T, types: &TypeList, out: &mut [u8]) -> Result<usize> {
+    Options::new().to_slice(value, types, out)
+}
+
+/// The length of [`to_vec`]'s output with the default [`Options`] ([`Options::serialized_size`]).
+pub fn serialized_size<T: ?Sized + Serialize>(value: &T, types: &TypeList) -> Result<usize> {
+    Options::new().serialized_size(value, types)
+}
+
 /// Encodes `value` into `writer` with the default [`Options`].
 pub fn to_writer<W: Write, T: ?Sized + Serialize>(writer: W, value: &T, types: &TypeList) -> Result<()> {
     Options::new().to_writer(writer, value, types)

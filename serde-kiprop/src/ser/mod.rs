@@ -10,6 +10,7 @@ use crate::types::auto_type_name;
 use crate::value::Value;
 
 mod compound;
+mod into;
 mod keys;
 mod leaf;
 mod object;
@@ -82,6 +83,23 @@ impl<'t> Serializer<'t> {
             opts,
             utf16: Vec::new(),
         }
+    }
+
+    /// A serializer that appends to `buf` (after what it holds) and uses `scratch`'s buffers.
+    fn with_scratch(types: &'t TypeList, opts: Options, buf: Vec<u8>, scratch: &mut into::Scratch) -> Self {
+        let mut ser = Serializer::with_buffer(types, opts, Vec::new());
+        ser.w = BitWriter::from_vec(buf);
+        ser.utf16 = std::mem::take(&mut scratch.utf16);
+        ser.buffered = std::mem::take(&mut scratch.buffered);
+        ser
+    }
+
+    /// The written bytes (with what the buffer held before); the scratch buffers go back to `scratch`.
+    fn into_scratch(mut self, scratch: &mut into::Scratch) -> Vec<u8> {
+        scratch.utf16 = std::mem::take(&mut self.utf16);
+        self.buffered.clear();
+        scratch.buffered = std::mem::take(&mut self.buffered);
+        self.w.finish()
     }
 
     /// The framed output: `BINd` magic, flags, compression as the options say.
