@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Table, follow, read_array, read_u32};
 use crate::limits::MAX_BUFFER;
 use crate::markers::{DEPRECATED, UNION_TYPE};
-use crate::names::{explicit_id, has_explicit_ids, split_default};
+use crate::names::{explicit_id, field_name, has_explicit_ids, split_default};
 use crate::options::{InlineCache, Options};
 
 mod packed;
@@ -342,11 +342,19 @@ impl<'de> ValueDe<'_, 'de> {
         }
     }
 
-    fn inline_struct<V: Visitor<'de>>(self, name: Option<&'static str>, len: usize, visitor: V) -> Result<V::Value> {
+    fn inline_struct<V: Visitor<'de>>(
+        self,
+        name: Option<&'static str>,
+        fields: &'static [&'static str],
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
         match self.place {
-            Place::Field { pos, .. } => Ok(inline_struct(self.d.buf, self.d.layouts.as_ref(), pos, len, visitor)?.0),
+            Place::Field { pos, .. } => {
+                Ok(inline_struct(self.d.buf, self.d.layouts.as_ref(), pos, fields, len, visitor)?.0)
+            }
             Place::Elem { inline, .. } => {
-                let (value, shape) = inline_struct(self.d.buf, self.d.layouts.as_ref(), inline, len, visitor)?;
+                let (value, shape) = inline_struct(self.d.buf, self.d.layouts.as_ref(), inline, fields, len, visitor)?;
                 self.d.elem = Shape { name, ..shape };
                 Ok(value)
             }
@@ -570,7 +578,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        self.inline_struct(None, len, visitor)
+        self.inline_struct(None, &[], len, visitor)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -579,7 +587,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        self.inline_struct(None, len, visitor)
+        self.inline_struct(None, &[], len, visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -590,7 +598,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
                     return Err(Error::at(ErrorKind::OutOfBounds, area, format!("{count} map entries cannot fit")));
                 }
                 self.d.count(4 * count, area)?;
-                visitor.visit_map(MapAccess { d: self.d, area, count, i: 0, entry: None })
+                visitor.visit_map(MapAccess { d: self.d, area, count, i: 0, entry: None, key_type: "" })
             }
             Place::Root => Err(root_must_be_table()),
             _ => Err(Error::unsupported("maps are only supported as table fields")),
@@ -607,7 +615,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             Place::Root | Place::Union { .. } => false,
             _ => self.d.is_inline(name),
         };
-        if inline { self.inline_struct(Some(name), fields.len(), visitor) } else { self.table(fields, visitor) }
+        if inline { self.inline_struct(Some(name), fields, fields.len(), visitor) } else { self.table(fields, visitor) }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -760,7 +768,10 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
             Some(text) => Place::Default { text },
             None => Place::Field { pos: self.pos, slot: self.slot, table: self.table.pos },
         };
-        seed.deserialize(ValueDe { d: self.d, place })
+        match seed.deserialize(ValueDe { d: self.d, place }) {
+            Ok(value) => Ok(value),
+            Err(e) => Err(e.in_field(field_name(self.fields[self.i - 1]))),
+        }
     }
 }
 
@@ -834,14 +845,20 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
                 let Some(elem) = self.d.buf.get(at..at + self.stride) else {
                     return Err(past_the_end(at, self.stride));
                 };
-                return packed::element(seed, elem, at, v).map(Some);
+                return match packed::element(seed, elem, at, v) {
+                    Ok(value) => Ok(Some(value)),
+                    Err(e) => Err(e.in_element(i)),
+                };
             }
         }
         if i == 0 {
             self.d.elem = Shape::default();
         }
         let place = Place::Elem { inline: self.area + i * self.stride, offset: self.area + 4 * i };
-        let value = seed.deserialize(ValueDe { d: self.d, place })?;
+        let value = match seed.deserialize(ValueDe { d: self.d, place }) {
+            Ok(value) => value,
+            Err(e) => return Err(e.in_element(i)),
+        };
         if i == 0 {
             // The first element tells the element size: check that all of them fit, and count them.
             let shape = self.d.elem;
@@ -876,6 +893,9 @@ struct MapAccess<'a, 'de> {
     i: usize,
     /// The current entry table and its value slot position.
     entry: Option<(Table, Option<usize>)>,
+    /// The key type's name (`type_name` of the key seed, a constant), to show the key of an entry whose
+    /// value fails.
+    key_type: &'static str,
 }
 
 impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
@@ -898,7 +918,11 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         };
         let value_pos = table.field(self.d.buf, 1);
         self.entry = Some((table, value_pos));
-        seed.deserialize(ValueDe { d: self.d, place: key_place }).map(Some)
+        self.key_type = std::any::type_name::<K>();
+        match seed.deserialize(ValueDe { d: self.d, place: key_place }) {
+            Ok(key) => Ok(Some(key)),
+            Err(e) => Err(e.in_entry(&format!("#{}", self.i - 1))),
+        }
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
@@ -909,12 +933,54 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
             Some(pos) => Place::Field { pos, slot: 1, table: table.pos },
             None => Place::Absent { key_of: None },
         };
-        seed.deserialize(ValueDe { d: self.d, place })
+        match seed.deserialize(ValueDe { d: self.d, place }) {
+            Ok(value) => Ok(value),
+            Err(e) => Err(e.in_entry(&self.entry_key(table))),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.count - self.i)
     }
+}
+
+impl MapAccess<'_, '_> {
+    /// The current entry's key for a path: read again from the entry table as the key type (a string quoted,
+    /// an integer bare), or `#n`, the entry's number, when it cannot be shown.
+    #[cold]
+    #[inline(never)]
+    fn entry_key(&self, table: Table) -> String {
+        let buf = self.d.buf;
+        let shown = match table.field(buf, 0) {
+            None => Some("absent key".to_owned()),
+            Some(pos) => key_text(buf, pos, self.key_type),
+        };
+        shown.unwrap_or_else(|| format!("#{}", self.i - 1))
+    }
+}
+
+/// A map key at `pos` shown as the key type `ty` (a seed's `type_name`): strings quoted, integers bare.
+fn key_text(buf: &[u8], pos: usize, ty: &str) -> Option<String> {
+    let ty = ty.trim_end_matches('>').rsplit(['<', ':', '&', ' ']).next()?;
+    macro_rules! int {
+        ($($t:ident),*) => {
+            match ty {
+                $(stringify!($t) => {
+                    const N: usize = std::mem::size_of::<$t>();
+                    let bytes = buf.get(pos..pos + N)?;
+                    Some(<$t>::from_le_bytes(bytes.try_into().ok()?).to_string())
+                })*
+                "String" | "str" => {
+                    let at = follow(buf, pos).ok()?;
+                    let len = u32::from_le_bytes(buf.get(at..at + 4)?.try_into().ok()?) as usize;
+                    let text = std::str::from_utf8(buf.get(at + 4..(at + 4).checked_add(len)?)?).ok()?;
+                    Some(format!("{text:?}"))
+                }
+                _ => None,
+            }
+        };
+    }
+    int!(u8, u16, u32, u64, i8, i16, i32, i64)
 }
 
 impl Drop for MapAccess<'_, '_> {

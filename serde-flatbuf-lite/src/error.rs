@@ -1,4 +1,5 @@
-//! The one error type of the crate: a kind, an optional byte offset into the buffer, and a message.
+//! The one error type of the crate: a kind, an optional byte offset into the buffer, a message, the field
+//! path of a decoding error and, where the decoder can tell, a hint at the cause.
 
 use std::fmt::{self, Display};
 
@@ -54,6 +55,8 @@ pub enum ErrorKind {
     /// A `.fbs` schema is malformed or refers to something it does not declare (the message starts with
     /// `file:line:column`), or a JSON document does not fit the schema (the message names its position).
     InvalidSchema,
+    /// The output slice of a `to_slice` is shorter than the encoded buffer.
+    BufferTooSmall,
 }
 
 impl ErrorKind {
@@ -78,6 +81,7 @@ impl ErrorKind {
             ErrorKind::AmbiguousStructLayout => "ambiguous struct layout",
             ErrorKind::MissingRequiredField => "missing required field",
             ErrorKind::InvalidSchema => "schema error",
+            ErrorKind::BufferTooSmall => "output slice too small",
         }
     }
 }
@@ -90,15 +94,33 @@ struct Inner {
     offset: Option<usize>,
     message: String,
     source: Option<std::io::Error>,
+    /// The field path, built while the error propagates out of nested values (each level prepends its
+    /// segment); a leading `.` is dropped when shown.
+    path: String,
+    hint: Option<String>,
 }
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error(Box::new(Inner { kind, offset: None, message: message.into(), source: None }))
+        Error(Box::new(Inner {
+            kind,
+            offset: None,
+            message: message.into(),
+            source: None,
+            path: String::new(),
+            hint: None,
+        }))
     }
 
     pub(crate) fn at(kind: ErrorKind, offset: usize, message: impl Into<String>) -> Self {
-        Error(Box::new(Inner { kind, offset: Some(offset), message: message.into(), source: None }))
+        Error(Box::new(Inner {
+            kind,
+            offset: Some(offset),
+            message: message.into(),
+            source: None,
+            path: String::new(),
+            hint: None,
+        }))
     }
 
     pub(crate) fn unsupported(message: impl Into<String>) -> Self {
@@ -127,11 +149,68 @@ impl Error {
     pub fn message(&self) -> &str {
         &self.0.message
     }
+
+    /// Where in the decoded value the error happened: table and struct fields joined by `.`, vector
+    /// elements as `[3]`, map entries by key (`["gold"]`, `[7]`), e.g. `players[3].pos.x`. `None` when the
+    /// error is not inside a field (the buffer's header, the root table itself, encoding).
+    ///
+    /// The path is assembled while the error travels out of the nested values, so decoding that succeeds
+    /// pays nothing for it. Also part of the `Display` text.
+    pub fn path(&self) -> Option<&str> {
+        let p = self.0.path.strip_prefix('.').unwrap_or(&self.0.path);
+        (!p.is_empty()).then_some(p)
+    }
+
+    /// What probably caused the error and what to try, when the decoder can tell: a buffer of another root
+    /// type (its file identifier differs, or names a schema), or a size-prefixed buffer read without
+    /// [`Options::size_prefixed`](crate::Options::size_prefixed). Also part of the `Display` text.
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
+    }
+
+    /// Prepends the field `name` to the path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_field(mut self, name: &str) -> Self {
+        let path = &mut self.0.path;
+        path.insert_str(0, name);
+        path.insert(0, '.');
+        self
+    }
+
+    /// Prepends the vector element `index` to the path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_element(mut self, index: usize) -> Self {
+        self.0.path.insert_str(0, &format!("[{index}]"));
+        self
+    }
+
+    /// Prepends a map entry, `segment` being its key already rendered (`"gold"` quoted, `7` bare).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_entry(mut self, segment: &str) -> Self {
+        self.0.path.insert_str(0, &format!("[{segment}]"));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn with_hint(mut self, hint: String) -> Self {
+        self.0.hint = Some(hint);
+        self
+    }
 }
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error(Box::new(Inner { kind: ErrorKind::Io, offset: None, message: e.to_string(), source: Some(e) }))
+        Error(Box::new(Inner {
+            kind: ErrorKind::Io,
+            offset: None,
+            message: e.to_string(),
+            source: Some(e),
+            path: String::new(),
+            hint: None,
+        }))
     }
 }
 
@@ -149,6 +228,12 @@ impl Display for Error {
         if let Some(offset) = inner.offset {
             write!(f, " at byte {offset}")?;
         }
+        if let Some(path) = self.path() {
+            write!(f, ", in {path}")?;
+        }
+        if let Some(hint) = &inner.hint {
+            write!(f, "; {hint}")?;
+        }
         Ok(())
     }
 }
@@ -159,6 +244,8 @@ impl fmt::Debug for Error {
             .field("kind", &self.0.kind)
             .field("offset", &self.0.offset)
             .field("message", &self.0.message)
+            .field("path", &self.path())
+            .field("hint", &self.0.hint)
             .finish()
     }
 }

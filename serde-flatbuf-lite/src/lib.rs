@@ -40,6 +40,27 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     Options::default().to_vec(value)
 }
 
+/// Encodes `value` into `out` with the default [`Options`] and returns the length written. No heap
+/// allocation after a warm-up call on this thread ([`Options::to_slice`]).
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct Ping { seq: u32 }
+///
+/// let mut out = [0u8; 64];
+/// let n = serde_flatbuf_lite::to_slice(&Ping { seq: 7 }, &mut out)?;
+/// assert_eq!(n, serde_flatbuf_lite::serialized_size(&Ping { seq: 7 })?);
+/// # Ok::<(), serde_flatbuf_lite::Error>(())
+/// ```
+pub fn to_slice<T: ?Sized + Serialize>(value: &T, out: &mut [u8]) -> Result<usize> {
+    Options::default().to_slice(value, out)
+}
+
+/// The length of [`to_vec`]'s output with the default [`Options`] ([`Options::serialized_size`]).
+pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<usize> {
+    Options::default().serialized_size(value)
+}
+
 /// Encodes `value` into a FlatBuffer and writes it to `writer`.
 pub fn to_writer<W: Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
     Options::default().to_writer(writer, value)
@@ -86,11 +107,11 @@ impl Options {
                 let layouts = schema::trace_layouts::<T>(self)?;
                 let mut de = Deserializer::with_options(bytes, self);
                 de.set_layouts(layouts);
-                let value = T::deserialize(&mut de)?;
+                let value = T::deserialize(&mut de).map_err(|e| root_hint::<T>(e, bytes, self))?;
                 de.end()?;
                 Ok(value)
             }
-            Err(e) => Err(e),
+            Err(e) => Err(root_hint::<T>(e, bytes, self)),
         }
     }
 
@@ -123,4 +144,37 @@ impl Options {
         }
         self.from_slice(&bytes)
     }
+}
+
+/// Adds a hint to a decoding error where the buffer shows its likely cause: a file identifier other than the
+/// expected one, or one that names a schema while none was expected (a buffer of another root type), or a
+/// size prefix read as the root offset.
+#[cold]
+#[inline(never)]
+fn root_hint<T>(e: Error, bytes: &[u8], opts: &Options) -> Error {
+    let root = std::any::type_name::<T>();
+    let base = if opts.size_prefixed { 4 } else { 0 };
+    let ident = bytes.get(base + 4..base + 8).filter(|b| b.iter().all(u8::is_ascii_alphanumeric));
+    let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let hint = if e.kind() == ErrorKind::IdentifierMismatch {
+        format!("the buffer's root type is probably not `{root}` (its schema's file_identifier differs)")
+    } else if e.kind() == ErrorKind::Io || e.kind() == ErrorKind::Unsupported {
+        return e;
+    } else if !opts.size_prefixed
+        && bytes.len() >= 8
+        && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize == bytes.len() - 4
+    {
+        "the buffer looks size-prefixed (its first 4 bytes are the length of the rest): read it with \
+         Options::size_prefixed(true)"
+            .to_owned()
+    } else if let (None, Some(ident)) = (opts.file_identifier, ident) {
+        format!(
+            "the buffer carries the file identifier {:?}: if that is not the schema of `{root}`, it holds another \
+             root type (set Options::file_identifier to check it before decoding)",
+            shown(ident)
+        )
+    } else {
+        return e;
+    };
+    e.with_hint(hint)
 }

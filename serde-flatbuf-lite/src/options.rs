@@ -39,7 +39,7 @@ impl Default for Options {
         Options {
             file_identifier: None,
             size_prefixed: false,
-            inline_structs: Arc::from([]),
+            inline_structs: no_names(),
             omit_zero_scalars: false,
             max_depth: 64,
             max_tables: 1_000_000,
@@ -47,6 +47,13 @@ impl Default for Options {
             require_nul: true,
         }
     }
+}
+
+/// The empty list of inline struct names, shared: default options (made per call by the crate-level
+/// functions) allocate nothing.
+fn no_names() -> Arc<[String]> {
+    static EMPTY: std::sync::OnceLock<Arc<[String]>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Arc::from([])).clone()
 }
 
 impl Options {

@@ -18,6 +18,7 @@ use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, split_default};
 use crate::options::{InlineCache, Options};
 
+mod into;
 mod packed;
 mod structs;
 
@@ -43,6 +44,10 @@ use structs::{MemberSer, StructState, round_struct, skip_in_struct, struct_impls
 /// # Ok::<(), serde_flatbuf_lite::Error>(())
 /// ```
 ///
+/// [`append`](Self::append), [`to_slice`](Self::to_slice) and [`serialized_size`](Self::serialized_size)
+/// encode into caller-owned memory: a reused serializer performs no heap allocation once its buffers have
+/// grown to the message's size (the [`Options`] methods of the same names keep one serializer per thread).
+///
 /// `&mut Serializer` also implements [`serde::Serializer`](serde_core::Serializer) for the root value;
 /// call [`finish`](Self::finish) afterwards.
 #[derive(Debug, Default)]
@@ -56,6 +61,8 @@ pub struct Serializer {
     /// Bytes of the open tables' inline struct fields and of the open inline vectors' elements (one stack:
     /// tables, vectors and structs nest, so each one's bytes are on top while it is open).
     scratch: Vec<u8>,
+    /// The first element of an inline vector encoded again, to learn whether it is packed (reused).
+    probe: Vec<u8>,
     /// Element targets of the open offset vectors (a stack).
     offsets: Vec<u32>,
     /// Keys of the open maps, for sorting (a stack).
@@ -858,13 +865,18 @@ impl SeqSer<'_> {
     fn try_bulk<T: ?Sized + Serialize>(&mut self, value: &T, n: usize) -> Result<()> {
         let VecKind::Inline { size, align } = self.s.vec_kind else { return Ok(()) };
         let (size, align) = (size as usize, align as usize);
-        let first = &self.s.scratch[self.elems_start..];
-        let mut again = vec![0u8; size];
+        // The element again, into a reused buffer (no allocation once it has grown).
+        let mut again = std::mem::take(&mut self.s.probe);
+        again.clear();
+        again.resize(size, 0);
         let (packed, name) = {
             let mut p = Packed::learn(&mut again);
             (p.element(value, align), p.name())
         };
-        if first.len() != size || !packed || again != first {
+        let first = &self.s.scratch[self.elems_start..];
+        let same = first.len() == size && packed && again == first;
+        self.s.probe = again;
+        if !same {
             return Ok(());
         }
         let Some(dist) = self.s.b.vector_region(n, size, align)? else { return Ok(()) };

@@ -100,10 +100,10 @@ impl<'de> Member<'_, 'de> {
     /// A nested struct: read in order, then checked to be aligned at its start and a multiple of its
     /// alignment (where the general reader would have added no padding).
     #[inline(always)]
-    fn nested<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+    fn nested<V: Visitor<'de>>(self, fields: &'static [&'static str], len: usize, visitor: V) -> Result<V::Value> {
         let start = self.p.cur;
         let mut max = 1;
-        let value = visitor.visit_seq(Fields { p: &mut *self.p, max: &mut max, remaining: len })?;
+        let value = visitor.visit_seq(Fields { p: &mut *self.p, max: &mut max, fields, len, remaining: len })?;
         if (start | (self.p.cur - start)) & (max - 1) != 0 || self.p.cur == start {
             return Err(reshaped(start));
         }
@@ -171,7 +171,7 @@ impl<'de> de::Deserializer<'de> for Member<'_, 'de> {
 
     #[inline(always)]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        self.nested(len, visitor)
+        self.nested(&[], len, visitor)
     }
 
     #[inline(always)]
@@ -181,7 +181,7 @@ impl<'de> de::Deserializer<'de> for Member<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        self.nested(len, visitor)
+        self.nested(&[], len, visitor)
     }
 
     #[inline(always)]
@@ -198,7 +198,7 @@ impl<'de> de::Deserializer<'de> for Member<'_, 'de> {
                 _ => return Err(reshaped(0)),
             }
         }
-        self.nested(fields.len(), visitor)
+        self.nested(fields, fields.len(), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -231,6 +231,9 @@ impl<'de> de::Deserializer<'de> for Member<'_, 'de> {
 struct Fields<'p, 'de> {
     p: &'p mut Packed<'de>,
     max: &'p mut usize,
+    /// The struct's field names (empty for a tuple), for the path of an error.
+    fields: &'static [&'static str],
+    len: usize,
     remaining: usize,
 }
 
@@ -243,7 +246,10 @@ impl<'de> de::SeqAccess<'de> for Fields<'_, 'de> {
             return Ok(None);
         }
         self.remaining -= 1;
-        seed.deserialize(Member { p: &mut *self.p, parent_max: &mut *self.max, top: false }).map(Some)
+        match seed.deserialize(Member { p: &mut *self.p, parent_max: &mut *self.max, top: false }) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(super::structs::in_member(e, self.fields, self.len - self.remaining - 1)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -19,11 +19,12 @@ pub(super) fn inline_struct<'de, V: Visitor<'de>>(
     buf: &'de [u8],
     layouts: Option<&Layouts>,
     start: usize,
+    fields: &'static [&'static str],
     len: usize,
     visitor: V,
 ) -> Result<(V::Value, Shape)> {
     let mut c = Cursor { cur: start, start, started: true, anchor: start, align: 1, guess: false, bytes: 0 };
-    let value = visitor.visit_seq(StructAccess { buf, layouts, c: &mut c, remaining: len })?;
+    let value = visitor.visit_seq(StructAccess { buf, layouts, c: &mut c, fields, len, remaining: len })?;
     if c.cur == c.start {
         return Err(empty_struct());
     }
@@ -51,6 +52,7 @@ fn nested_struct<'de, V: Visitor<'de>>(
     buf: &'de [u8],
     layouts: Option<&Layouts>,
     parent: &mut Cursor,
+    fields: &'static [&'static str],
     len: usize,
     visitor: V,
 ) -> Result<V::Value> {
@@ -75,7 +77,7 @@ fn nested_struct<'de, V: Visitor<'de>>(
             c.guess |= check;
         }
     }
-    let value = visitor.visit_seq(StructAccess { buf, layouts, c: &mut c, remaining: len })?;
+    let value = visitor.visit_seq(StructAccess { buf, layouts, c: &mut c, fields, len, remaining: len })?;
     if !c.started || c.cur == c.start {
         return Err(empty_struct());
     }
@@ -169,7 +171,20 @@ struct StructAccess<'a, 'de> {
     buf: &'de [u8],
     layouts: Option<&'a Layouts>,
     c: &'a mut Cursor,
+    /// The struct's field names (empty for a tuple), for the path of an error.
+    fields: &'static [&'static str],
+    len: usize,
     remaining: usize,
+}
+
+/// Prepends member `index` of an inline struct to an error's path: its field name, or `.N` for a tuple.
+#[cold]
+#[inline(never)]
+pub(super) fn in_member(e: Error, fields: &[&str], index: usize) -> Error {
+    match fields.get(index) {
+        Some(name) => e.in_field(crate::names::field_name(name)),
+        None => e.in_field(&index.to_string()),
+    }
 }
 
 impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
@@ -181,7 +196,10 @@ impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
             return Ok(None);
         }
         self.remaining -= 1;
-        seed.deserialize(MemberDe { buf: self.buf, layouts: self.layouts, c: &mut *self.c }).map(Some)
+        match seed.deserialize(MemberDe { buf: self.buf, layouts: self.layouts, c: &mut *self.c }) {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(in_member(e, self.fields, self.len - self.remaining - 1)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -263,7 +281,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        nested_struct(self.buf, self.layouts, self.c, len, visitor)
+        nested_struct(self.buf, self.layouts, self.c, &[], len, visitor)
     }
 
     #[inline]
@@ -273,7 +291,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        nested_struct(self.buf, self.layouts, self.c, len, visitor)
+        nested_struct(self.buf, self.layouts, self.c, &[], len, visitor)
     }
 
     #[inline]
@@ -283,7 +301,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        nested_struct(self.buf, self.layouts, self.c, fields.len(), visitor)
+        nested_struct(self.buf, self.layouts, self.c, fields, fields.len(), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
