@@ -9,6 +9,7 @@ use crate::codec::{self, BrotliReader, Lz4NetReader, LzmaReader};
 use crate::container::{self, Compression};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
+use crate::path::{Track, Trail};
 use crate::payload::{self, Payload};
 
 /// A serde deserializer over one validated BSON document (a decompressed data-tree payload).
@@ -59,21 +60,8 @@ macro_rules! forward {
 impl<'de> serde_core::Deserializer<'de> for Deserializer<'de> {
     type Error = Error;
 
-    forward! {
-        deserialize_any; deserialize_bool; deserialize_i8; deserialize_i16; deserialize_i32; deserialize_i64;
-        deserialize_i128; deserialize_u8; deserialize_u16; deserialize_u32; deserialize_u64; deserialize_u128;
-        deserialize_f32; deserialize_f64; deserialize_char; deserialize_str; deserialize_string;
-        deserialize_bytes; deserialize_byte_buf; deserialize_option; deserialize_unit;
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_seq;
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map;
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier; deserialize_ignored_any;
-    }
+    crate::path::with_deserialize_methods!(forward);
+    forward! { deserialize_struct(name: &'static str, fields: &'static [&'static str]); }
 
     fn is_human_readable(&self) -> bool {
         false
@@ -112,8 +100,27 @@ impl Payload {
 
     /// Deserializes the tree (or any part of it a type asks for); `&str` and `&[u8]` fields
     /// borrow from the payload.
+    ///
+    /// An error names the field path where it happened ([`Error::path`]): the decode runs a second
+    /// time, tracking the path, only when it failed (a successful decode pays nothing for it).
     pub fn deserialize<'a, T: Deserialize<'a>>(&'a self) -> Result<T> {
-        T::deserialize(self.deserializer())
+        match T::deserialize(self.deserializer()) {
+            Ok(value) => Ok(value),
+            Err(e) => Err(self.locate::<T>(e)),
+        }
+    }
+
+    /// Adds the field path to `e`, an error of decoding a `T`, by decoding again with the path tracked.
+    #[cold]
+    #[inline(never)]
+    fn locate<'a, T: Deserialize<'a>>(&'a self, e: Error) -> Error {
+        if !matches!(e.kind(), ErrorKind::Data | ErrorKind::Unsupported | ErrorKind::Bson | ErrorKind::LimitExceeded) {
+            return e;
+        }
+        let trail = Trail::default();
+        // It fails again at the same place (the payload is validated and the decode deterministic).
+        let _ = T::deserialize(Track { de: self.deserializer(), trail: &trail });
+        e.with_path(trail.render())
     }
 }
 
@@ -128,8 +135,64 @@ pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payloa
         payload::validate(body, options.max_depth)?;
         return Ok(Payload::from_validated(body.to_vec(), compression, header, options));
     }
-    let data = codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk)?;
-    Payload::new(data, compression, header, options)
+    let data = codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk);
+    let payload = data.and_then(|data| Payload::new(data, compression, header, options));
+    match payload {
+        Err(e) if header.is_none() => Err(legacy_codec_hint(e, body, options)),
+        result => result,
+    }
+}
+
+/// A headerless (legacy) file failed with the codec its extension chose: says so, and which codec its
+/// bytes do decode with, if any (a file renamed to another extension).
+#[cold]
+#[inline(never)]
+fn legacy_codec_hint(e: Error, body: &[u8], options: &Options) -> Error {
+    let Some(ext) = options.extension else { return e };
+    if !matches!(
+        e.kind(),
+        ErrorKind::Lz4 | ErrorKind::Lzma | ErrorKind::Brotli | ErrorKind::Bson | ErrorKind::UnexpectedEof
+    ) {
+        return e;
+    }
+    let decodes = |c: Compression| match c {
+        Compression::None => payload::validate(body, options.max_depth).is_ok(),
+        _ => codec::decompress(c, body, 0, options.max_decompressed, options.max_chunk)
+            .is_ok_and(|d| payload::validate(&d, options.max_depth).is_ok()),
+    };
+    let chosen = ext.compression();
+    let found = [Compression::Brotli, Compression::Lzma, Compression::Lz4, Compression::None]
+        .into_iter()
+        .find(|&c| c != chosen && decodes(c));
+    let hint = match found {
+        Some(Compression::None) => format!(
+            "the file has no FrDT header, so its extension .{} chose {chosen:?}, but it is uncompressed BSON",
+            ext.as_str()
+        ),
+        Some(c) => format!(
+            "the file has no FrDT header, so its extension .{} chose {chosen:?}, but its bytes decode as {c:?}: \
+             a .{} file renamed? read it with that extension",
+            ext.as_str(),
+            extension_of(c)
+        ),
+        None => format!(
+            "the file has no FrDT header, so its extension .{} chose {chosen:?}; if it is not a .{} file, give \
+             its real extension",
+            ext.as_str(),
+            ext.as_str()
+        ),
+    };
+    e.with_hint(hint)
+}
+
+/// The extension of a codec's legacy files.
+fn extension_of(c: Compression) -> &'static str {
+    match c {
+        Compression::Brotli => "brson",
+        Compression::Lzma => "7zbson",
+        Compression::Lz4 => "lz4bson",
+        Compression::None => "bson",
+    }
 }
 
 /// Reads the container and decompresses a file from a stream, holding only the decompressed

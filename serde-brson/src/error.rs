@@ -1,4 +1,4 @@
-//! The one error type of the crate: a kind, a position and a message.
+//! The one error type of the crate: a kind, a position, a message and, for decoding, the field path.
 
 use std::fmt;
 use std::io;
@@ -88,11 +88,23 @@ struct Inner {
     position: Option<Position>,
     message: String,
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    /// The field path of a decoding error (empty: none).
+    path: String,
+    hint: Option<String>,
 }
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { inner: Box::new(Inner { kind, position: None, message: message.into(), source: None }) }
+        Error {
+            inner: Box::new(Inner {
+                kind,
+                position: None,
+                message: message.into(),
+                source: None,
+                path: String::new(),
+                hint: None,
+            }),
+        }
     }
 
     pub(crate) fn at(kind: ErrorKind, position: Position, message: impl Into<String>) -> Self {
@@ -145,6 +157,35 @@ impl Error {
         &self.inner.message
     }
 
+    /// Where in the decoded value the error happened: struct fields joined by `.`, array elements as
+    /// `[3]`, map entries by key as `["key"]`, e.g. `slots[3].components["Transform"].x`. `None` when
+    /// the error is not inside a field (the container, the codecs, the root value itself). Also part of
+    /// the `Display` text.
+    ///
+    /// Filled in by the decoding functions ([`from_slice`](crate::from_slice), [`Payload::deserialize`](crate::Payload::deserialize), …),
+    /// which find it by decoding a second time, only after a failure; a bare
+    /// [`Deserializer`](crate::Deserializer) used directly leaves it out.
+    pub fn path(&self) -> Option<&str> {
+        (!self.inner.path.is_empty()).then_some(self.inner.path.as_str())
+    }
+
+    /// What probably caused the error and what to try, when the decoder can tell: a headerless file
+    /// whose extension chose a codec its bytes are not (and the codec they do decode with). Also part
+    /// of the `Display` text.
+    pub fn hint(&self) -> Option<&str> {
+        self.inner.hint.as_deref()
+    }
+
+    pub(crate) fn with_hint(mut self, hint: String) -> Self {
+        self.inner.hint = Some(hint);
+        self
+    }
+
+    pub(crate) fn with_path(mut self, path: String) -> Self {
+        self.inner.path = path;
+        self
+    }
+
     /// Wraps this error in an [`io::Error`] (kind `InvalidData`, or `UnexpectedEof`) so the
     /// codec adapters can return it from `Read`/`Write`; [`Error::from`] unwraps it again.
     pub(crate) fn into_io(self) -> io::Error {
@@ -163,6 +204,7 @@ impl fmt::Debug for Error {
             .field("kind", &self.inner.kind)
             .field("position", &self.inner.position)
             .field("message", &self.inner.message)
+            .field("path", &self.path())
             .finish()
     }
 }
@@ -172,6 +214,12 @@ impl fmt::Display for Error {
         f.write_str(&self.inner.message)?;
         if let Some(position) = self.inner.position {
             write!(f, " at {position}")?;
+        }
+        if let Some(path) = self.path() {
+            write!(f, ", in {path}")?;
+        }
+        if let Some(hint) = &self.inner.hint {
+            write!(f, "; {hint}")?;
         }
         Ok(())
     }

@@ -11,6 +11,7 @@ pub mod json;
 pub mod lenient;
 pub mod model;
 mod options;
+mod path;
 mod payload;
 mod ser;
 pub mod url;
