@@ -114,6 +114,16 @@ fn detection_inspect_and_diff() {
     assert!(text.starts_with("format: flatbuf\nsize: 600 bytes\nroot type: MyGame.Example.Monster\n"), "{text}");
     assert!(text.contains("file identifier: \"MONS\" (the schema's)"), "{text}");
     assert!(text.contains("tables: ") && text.contains("vectors: "), "{text}");
+    // --hex: the library's schema-driven dump, after the report.
+    let hex = String::from_utf8(ok(&["inspect", "--hex", "--schema", SEED, "flatbuf/monster_seed/full.bin"])).unwrap();
+    let schema = serde_flatbuf_lite::fbs::Schema::parse_file(data().join(SEED), &[]).unwrap();
+    let bytes = fs::read(data().join("flatbuf/monster_seed/full.bin")).unwrap();
+    let expected =
+        serde_flatbuf_lite::dump::dump_with_schema(&bytes, &schema, None, &serde_flatbuf_lite::Options::new());
+    assert!(expected.error().is_none(), "{expected}");
+    let after = hex.split_once("annotated hex dump (offset, bytes, meaning):\n").unwrap().1;
+    assert_eq!(after, expected.to_string());
+    insta::assert_snapshot!("inspect_flatbuf_hex", hex);
     let same = run(&["diff", "--schema", SEED, "flatbuf/monster_seed/full.bin", "flatbuf/monster_seed/full.bin"]);
     assert_eq!(same.status, 0, "{}", same.stderr);
     let differ = run(&["diff", "--schema", SEED, "flatbuf/monster_seed/full.bin", "flatbuf/monster_seed/minimal.bin"]);

@@ -2,6 +2,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod de;
+pub mod dump;
 mod error;
 pub mod fbs;
 mod layout;

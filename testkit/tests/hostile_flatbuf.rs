@@ -376,3 +376,38 @@ fn fbs_writer_is_linear_and_depth_limited() {
     .size(64 * 1024)
     .run(|input| longs.json_to_buffer(std::str::from_utf8(input).unwrap(), None).map(|b| b.len()));
 }
+
+#[test]
+fn fbs_dump_is_linear_bounded_and_annotates_a_shared_vtable_once() {
+    use serde_flatbuf_lite::dump::dump_with_schema;
+    let opts = Options::new();
+    let shared_tables = fbs(SHARED_FBS);
+    Case::new("fbs dump: every vector element points to one empty table", |n| shared(n / 4, None))
+        .size(128 * 1024)
+        .run(|input| dump_with_schema(input, &shared_tables, None, &opts).as_str().len());
+    // Thousands of tables, two vtables: each annotated once, and the text within its budget.
+    let input = shared(20_000, None);
+    let d = dump_with_schema(&input, &shared_tables, None, &opts);
+    assert!(d.error().is_none(), "{}", d.error().unwrap());
+    let text = d.as_str();
+    assert!(text.len() <= 16 * 1024 + 32 * input.len() + 200, "{}", text.len());
+    let head = &text[..text.find("output limit").unwrap_or(text.len())];
+    assert_eq!(head.matches("vtable: ").count(), 2, "{}", &head[..2000]);
+    assert!(head.matches("(shared, annotated above)").count() > 100);
+    let strings = fbs(STRINGS_FBS);
+    Case::new("fbs dump: every vector element points to one 4 KiB string", |n| shared(n / 4, Some(4096)))
+        .size(64 * 1024)
+        .run(|input| dump_with_schema(input, &strings, None, &opts).as_str().len());
+    let err = dump_with_schema(&shared(64 * 1024, Some(4096)), &strings, None, &opts);
+    assert_eq!(err.error().map(|e| e.kind()), Some(ErrorKind::ApparentSizeLimitExceeded));
+    let node = fbs(NODE_FBS);
+    Case::new("fbs dump: chain of nested tables", |n| chain(n / 8))
+        .size(256 * 1024)
+        .run(|input| dump_with_schema(input, &node, None, &opts).error().is_some());
+    let d = dump_with_schema(&chain(100_000), &node, None, &opts);
+    assert_eq!(d.error().map(|e| e.kind()), Some(ErrorKind::DepthLimitExceeded));
+    let longs = fbs(LONGS_FBS);
+    Case::new("fbs dump: vector of u64 declaring 2^29 elements", |n| lying_vector(1 << 29, n))
+        .size(64 * 1024)
+        .run(|input| dump_with_schema(input, &longs, None, &opts).error().is_some());
+}

@@ -37,6 +37,13 @@ pub(super) fn encode(ctx: &Context, json: &[u8]) -> Outcome<Vec<u8>> {
     schema.json_to_buffer(text, ctx.args.root_type.as_deref()).map_err(fail)
 }
 
+/// The annotated hex dump through the schema (`serde_flatbuf_lite::dump::dump_with_schema`).
+pub(super) fn dump(ctx: &Context, bytes: &[u8]) -> Outcome<String> {
+    let schema = ctx.schema()?;
+    let d = serde_flatbuf_lite::dump::dump_with_schema(bytes, &schema, ctx.args.root_type.as_deref(), &Options::new());
+    Ok(d.to_string())
+}
+
 pub(super) fn inspect(ctx: &Context, bytes: &[u8]) -> Outcome<String> {
     let schema = ctx.schema()?;
     let stats = schema.inspect(bytes, ctx.args.root_type.as_deref(), &Options::new()).map_err(fail)?;

@@ -250,10 +250,7 @@ pub(crate) fn inspect(ctx: &Context, path: &Path, bytes: &[u8], hex: bool) -> Ou
                 text.push_str("no annotated hex dump for o3de (a text format)\n");
                 return Ok(text);
             }
-            Format::Flatbuf => {
-                text.push_str("no annotated hex dump for flatbuf yet\n");
-                return Ok(text);
-            }
+            Format::Flatbuf => flatbuf::dump(ctx, bytes)?,
         };
         text.push_str("annotated hex dump (offset, bytes, meaning):\n");
         text.push_str(&dump);

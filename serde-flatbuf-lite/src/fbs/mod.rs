@@ -26,6 +26,7 @@
 //! (float) or 12 (double) decimals. Reading verifies the buffer with the crate's verifier rules and limits
 //! ([`Options`]).
 
+pub(crate) mod dump;
 mod json;
 mod lexer;
 mod parser;
