@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::read::write_float;
+use super::read::{check_fits, enum_of, shift, union_type, write_float};
 use super::resolve::scalar_of;
 use super::{BaseType, Enum, Field, Schema, Type};
 use crate::de::Deserializer;
@@ -82,7 +82,7 @@ impl Walker<'_, '_, '_> {
         }
         let t = d.enter_table(pos)?;
         self.vtable(buf, &t, o, depth + 1);
-        for (k, f) in o.fields.iter().enumerate() {
+        for f in &o.fields {
             let at = t.field(buf, usize::from(f.slot));
             match (&f.ty, at) {
                 (Type::Union(u), _) => {
@@ -98,7 +98,6 @@ impl Walker<'_, '_, '_> {
                         }
                         (ty, Some(p)) => {
                             let member = self.member(*u, i128::from(ty), p)?;
-                            let _ = k;
                             self.member_value(d, member, p, depth + 1, &f.name)?;
                         }
                     }
@@ -341,30 +340,6 @@ impl Walker<'_, '_, '_> {
     }
 }
 
-fn check_fits(d: &mut Ver<'_>, area: usize, count: usize, size: usize) -> Result<()> {
-    let bytes = count as u64 * size as u64;
-    if bytes > (d.buffer().len() - area) as u64 {
-        return Err(Error::at(
-            ErrorKind::OutOfBounds,
-            area,
-            format!("{count} elements of {size} bytes run past the end"),
-        ));
-    }
-    d.count(bytes as usize, area)
-}
-
-/// The union type stored next to union field `f` (0 when absent).
-fn union_type(buf: &[u8], t: &Table, f: &Field) -> Result<u8> {
-    let slot = usize::from(f.slot) - 1;
-    match t.field(buf, slot) {
-        Some(p) => Ok(read_array::<1>(buf, p)?[0]),
-        None if t.field(buf, usize::from(f.slot)).is_some() => {
-            Err(Error::at(ErrorKind::InconsistentUnion, t.pos, format!("union {} has a value but no type", f.name)))
-        }
-        None => Ok(0),
-    }
-}
-
 fn type_name(s: &Schema, ty: &Type) -> String {
     match ty {
         Type::Scalar(b) => b.name().to_owned(),
@@ -407,20 +382,4 @@ fn scalar(buf: &[u8], base: BaseType, p: usize, e: Option<&Enum>) -> Result<Stri
         }
     }
     Ok(t)
-}
-
-fn enum_of<'s>(s: &'s Schema, ty: &Type) -> Option<&'s Enum> {
-    match ty {
-        Type::Enum(e) | Type::UnionType(e) => Some(&s.enums[*e]),
-        Type::Vector(inner) | Type::Array(inner, _) => enum_of(s, inner),
-        _ => None,
-    }
-}
-
-/// An error inside a nested flatbuffer, its offset made relative to the outer buffer.
-fn shift(e: Error, start: usize) -> Error {
-    match e.offset() {
-        Some(o) => Error::at(e.kind(), start + o, e.message().to_owned()),
-        None => e,
-    }
 }

@@ -60,11 +60,11 @@ impl Reader<'_, '_> {
         let s = self.s;
         let o = &s.objects[obj];
         self.out.open('{');
-        for (k, f) in o.fields.iter().enumerate() {
+        for f in &o.fields {
             let at = t.field(buf, usize::from(f.slot));
             match (&f.ty, at) {
                 (Type::Union(u), _) => {
-                    let ty = self.union_type(buf, &t, f, o.fields.get(k.wrapping_sub(1)))?;
+                    let ty = union_type(buf, &t, f)?;
                     match (ty, at) {
                         (0, _) => {}
                         (_, None) => {
@@ -127,19 +127,6 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// The union type stored next to union field `f` (0 when absent).
-    fn union_type(&self, buf: &[u8], t: &Table, f: &Field, type_field: Option<&Field>) -> Result<u8> {
-        let slot = usize::from(f.slot) - 1;
-        debug_assert!(type_field.is_none_or(|tf| usize::from(tf.slot) == slot));
-        match t.field(buf, slot) {
-            Some(p) => Ok(read_array::<1>(buf, p)?[0]),
-            None if t.field(buf, usize::from(f.slot)).is_some() => {
-                Err(Error::at(ErrorKind::InconsistentUnion, t.pos, format!("union {} has a value but no type", f.name)))
-            }
-            None => Ok(0),
-        }
-    }
-
     /// The table of union `u`'s member `ty`.
     fn member(&self, u: usize, ty: i128, at: usize) -> Result<usize> {
         let e = &self.s.enums[u];
@@ -176,7 +163,7 @@ impl Reader<'_, '_> {
                 format!("union vector {}: {count} values but {n_types} types", f.name),
             ));
         }
-        self.check_fits(d, area, count, 4)?;
+        check_fits(d, area, count, 4)?;
         d.count(count, types)?;
         self.stats.vectors += 2;
         self.out.open('[');
@@ -208,18 +195,6 @@ impl Reader<'_, '_> {
         let r = self.table(&mut nd, root, pos).map_err(|e| shift(e, start));
         self.nesting -= 1;
         r
-    }
-
-    fn check_fits(&self, d: &mut Ver<'_>, area: usize, count: usize, size: usize) -> Result<()> {
-        let bytes = count as u64 * size as u64;
-        if bytes > (d.buffer().len() - area) as u64 {
-            return Err(Error::at(
-                ErrorKind::OutOfBounds,
-                area,
-                format!("{count} elements of {size} bytes run past the end"),
-            ));
-        }
-        d.count(bytes as usize, area)
     }
 
     /// A present table field or vector element of type `ty` whose data (or uoffset) is at `p`.
@@ -268,7 +243,7 @@ impl Reader<'_, '_> {
                 if area % align != 0 && count != 0 {
                     return Err(misaligned(area, align));
                 }
-                self.check_fits(d, area, count, size)?;
+                check_fits(d, area, count, size)?;
                 self.out.open('[');
                 for i in 0..count {
                     self.out.elem();
@@ -384,7 +359,7 @@ impl Reader<'_, '_> {
     }
 }
 
-fn enum_of<'s>(s: &'s Schema, ty: &Type) -> Option<&'s Enum> {
+pub(super) fn enum_of<'s>(s: &'s Schema, ty: &Type) -> Option<&'s Enum> {
     match ty {
         Type::Enum(e) | Type::UnionType(e) => Some(&s.enums[*e]),
         Type::Vector(inner) | Type::Array(inner, _) => enum_of(s, inner),
@@ -408,9 +383,34 @@ pub(super) fn write_float(out: &mut String, v: f64, single: bool) {
 }
 
 /// An error inside a nested flatbuffer, its offset made relative to the outer buffer.
-fn shift(e: Error, start: usize) -> Error {
+pub(super) fn shift(e: Error, start: usize) -> Error {
     match e.offset() {
         Some(o) => Error::at(e.kind(), start + o, e.message().to_owned()),
         None => e,
+    }
+}
+
+/// Checks that `count` elements of `size` bytes fit after `area`, and counts them against the apparent size.
+pub(super) fn check_fits(d: &mut Deserializer<'_>, area: usize, count: usize, size: usize) -> Result<()> {
+    let bytes = count as u64 * size as u64;
+    if bytes > (d.buffer().len() - area) as u64 {
+        return Err(Error::at(
+            ErrorKind::OutOfBounds,
+            area,
+            format!("{count} elements of {size} bytes run past the end"),
+        ));
+    }
+    d.count(bytes as usize, area)
+}
+
+/// The union type stored next to union field `f` (0 when absent).
+pub(super) fn union_type(buf: &[u8], t: &Table, f: &Field) -> Result<u8> {
+    let slot = usize::from(f.slot) - 1;
+    match t.field(buf, slot) {
+        Some(p) => Ok(read_array::<1>(buf, p)?[0]),
+        None if t.field(buf, usize::from(f.slot)).is_some() => {
+            Err(Error::at(ErrorKind::InconsistentUnion, t.pos, format!("union {} has a value but no type", f.name)))
+        }
+        None => Ok(0),
     }
 }
