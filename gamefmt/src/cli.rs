@@ -113,6 +113,10 @@ pub(crate) struct FormatArgs {
     /// flatbuf: a directory to look for included schemas in (repeatable), like flatc's -I.
     #[arg(long = "include-dir", short = 'I', value_name = "DIR")]
     pub(crate) include_dirs: Vec<PathBuf>,
+    /// flatbuf: the buffers carry a 4-byte size prefix (read it, and write it on encode), like flatc's
+    /// --size-prefixed.
+    #[arg(long)]
+    pub(crate) size_prefixed: bool,
 }
 
 fn parse_u32(text: &str) -> Result<u32, String> {

@@ -170,3 +170,49 @@ fn errors() {
     assert_eq!(r.status, 1);
     assert!(r.stderr.contains("at /hp: \"lots\" is not a short"), "{}", r.stderr);
 }
+
+/// `--size-prefixed` reads and writes buffers with flatc's 4-byte length prefix; flatc
+/// `--size-prefixed` reads the buffer we write as it reads the original.
+#[test]
+fn size_prefixed_buffers_read_and_write_with_the_flag() {
+    let dir = TempDir::new().unwrap();
+    let plain = fs::read(data().join("flatbuf/monster_seed/full.bin")).unwrap();
+    let mut prefixed = u32::try_from(plain.len()).unwrap().to_le_bytes().to_vec();
+    prefixed.extend(&plain);
+    let input = dir.path().join("full.sp.bin");
+    fs::write(&input, &prefixed).unwrap();
+    let want = ok(&["decode", "--schema", SEED, "flatbuf/monster_seed/full.bin"]);
+    assert_eq!(ok(&["decode", "--schema", SEED, "--size-prefixed", s(&input)]), want);
+    // Without the flag the prefixed buffer does not verify as a plain one.
+    assert_eq!(run(&["decode", "--schema", SEED, s(&input)]).status, 1);
+    let json = dir.path().join("full.json");
+    ok(&["decode", "--schema", SEED, "--size-prefixed", s(&input), "-o", s(&json)]);
+    let out = dir.path().join("again.bin");
+    ok(&["encode", "--schema", SEED, "--size-prefixed", s(&json), "-o", s(&out)]);
+    let written = fs::read(&out).unwrap();
+    let len = u32::from_le_bytes(written[..4].try_into().unwrap()) as usize;
+    assert_eq!(len, written.len() - 4, "the prefix is the length of the rest");
+    assert_eq!(ok(&["decode", "--schema", SEED, "--size-prefixed", s(&out)]), want);
+    assert!(
+        String::from_utf8(ok(&["inspect", "--hex", "--schema", SEED, "--size-prefixed", s(&out)]))
+            .unwrap()
+            .contains("size prefix")
+    );
+    let Some(flatc) = flatc::flatc("gamefmt's size-prefixed flatbuf against flatc") else { return };
+    let theirs = |buf: &std::path::Path, tag: &str| {
+        let o = dir.path().join(tag);
+        flatc::run(
+            std::process::Command::new(&flatc)
+                .args(["--json", "--strict-json", "--raw-binary", "--size-prefixed", "-o"])
+                .arg(&o)
+                .arg(data().join(SEED))
+                .arg("--")
+                .arg(buf),
+        );
+        let name = buf.file_stem().unwrap().to_str().unwrap().to_owned() + ".json";
+        fbs_json::parse_flatc_json(&fs::read_to_string(o.join(name)).unwrap())
+    };
+    if let Err(d) = fbs_json::same(&theirs(&out, "b"), &theirs(&input, "a"), "") {
+        panic!("flatc reads our size-prefixed buffer differently: {d}");
+    }
+}
