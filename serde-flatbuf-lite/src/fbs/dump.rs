@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::read::{check_fits, enum_of, shift, union_type, write_float};
+use super::read::{check_fits, enum_of, shift, union_at, write_float};
 use super::resolve::scalar_of;
 use super::{BaseType, Enum, Field, Schema, Type};
 use crate::de::Deserializer;
@@ -86,20 +86,9 @@ impl Walker<'_, '_, '_> {
             let at = t.field(buf, usize::from(f.slot));
             match (&f.ty, at) {
                 (Type::Union(u), _) => {
-                    let ty = union_type(buf, &t, f)?;
-                    match (ty, at) {
-                        (0, _) => {}
-                        (_, None) => {
-                            return Err(Error::at(
-                                ErrorKind::InconsistentUnion,
-                                t.pos,
-                                format!("{}.{}: union type {ty} without a value", o.name, f.name),
-                            ));
-                        }
-                        (ty, Some(p)) => {
-                            let member = self.member(*u, i128::from(ty), p)?;
-                            self.member_value(d, member, p, depth + 1, &f.name)?;
-                        }
+                    if let Some((ty, p)) = union_at(buf, &t, f, &o.name)? {
+                        let member = self.member(*u, i128::from(ty), p)?;
+                        self.member_value(d, member, p, depth + 1, &f.name)?;
                     }
                 }
                 (Type::Vector(inner), Some(p)) if matches!(**inner, Type::Union(_)) => {

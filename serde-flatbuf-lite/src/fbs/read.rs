@@ -64,21 +64,10 @@ impl Reader<'_, '_> {
             let at = t.field(buf, usize::from(f.slot));
             match (&f.ty, at) {
                 (Type::Union(u), _) => {
-                    let ty = union_type(buf, &t, f)?;
-                    match (ty, at) {
-                        (0, _) => {}
-                        (_, None) => {
-                            return Err(Error::at(
-                                ErrorKind::InconsistentUnion,
-                                t.pos,
-                                format!("{}.{}: union type {ty} without a value", o.name, f.name),
-                            ));
-                        }
-                        (ty, Some(p)) => {
-                            let member = self.member(*u, i128::from(ty), p)?;
-                            self.out.key(&f.name);
-                            self.member_value(d, member, p)?;
-                        }
+                    if let Some((ty, p)) = union_at(buf, &t, f, &o.name)? {
+                        let member = self.member(*u, i128::from(ty), p)?;
+                        self.out.key(&f.name);
+                        self.member_value(d, member, p)?;
                     }
                 }
                 (Type::Vector(inner), Some(p)) if matches!(**inner, Type::Union(_)) => {
@@ -403,14 +392,28 @@ pub(super) fn check_fits(d: &mut Deserializer<'_>, area: usize, count: usize, si
     d.count(bytes as usize, area)
 }
 
-/// The union type stored next to union field `f` (0 when absent).
-pub(super) fn union_type(buf: &[u8], t: &Table, f: &Field) -> Result<u8> {
-    let slot = usize::from(f.slot) - 1;
-    match t.field(buf, slot) {
-        Some(p) => Ok(read_array::<1>(buf, p)?[0]),
-        None if t.field(buf, usize::from(f.slot)).is_some() => {
-            Err(Error::at(ErrorKind::InconsistentUnion, t.pos, format!("union {} has a value but no type", f.name)))
+/// Union field `f` of `t` (in table `owner`): its type and value position, `None` for type 0 (NONE);
+/// a value without a type or a type without a value is `InconsistentUnion`.
+pub(super) fn union_at(buf: &[u8], t: &Table, f: &Field, owner: &str) -> Result<Option<(u8, usize)>> {
+    let value = t.field(buf, usize::from(f.slot));
+    let ty = match t.field(buf, usize::from(f.slot) - 1) {
+        Some(p) => read_array::<1>(buf, p)?[0],
+        None if value.is_some() => {
+            return Err(Error::at(
+                ErrorKind::InconsistentUnion,
+                t.pos,
+                format!("union {} has a value but no type", f.name),
+            ));
         }
-        None => Ok(0),
+        None => 0,
+    };
+    match (ty, value) {
+        (0, _) => Ok(None),
+        (_, None) => Err(Error::at(
+            ErrorKind::InconsistentUnion,
+            t.pos,
+            format!("{owner}.{}: union type {ty} without a value", f.name),
+        )),
+        (ty, Some(p)) => Ok(Some((ty, p))),
     }
 }
