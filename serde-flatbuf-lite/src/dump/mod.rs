@@ -45,6 +45,10 @@
 //! # Ok::<(), serde_flatbuf_lite::Error>(())
 //! ```
 //!
+//! Without a `.fbs` file, [`dump`] reads the buffer as a Rust type: it traces the type's schema the way
+//! [`crate::Schema::trace`] does (the `.fbs` lite would print for it) and dumps through that, with the
+//! type's field and type names.
+//!
 //! A buffer that does not verify still gives a dump: every line up to the error, then a line naming
 //! the error (also returned by [`Dump::error`]); the error is the one
 //! [`Schema::buffer_to_json_with`] returns. The walk uses the crate's verifier and its limits
@@ -55,6 +59,8 @@
 pub(crate) mod out;
 
 use std::fmt::{self, Display};
+
+use serde_core::Deserialize;
 
 use crate::error::Error;
 use crate::fbs::Schema;
@@ -92,6 +98,21 @@ impl Dump {
 impl Display for Dump {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
+    }
+}
+
+/// The annotated dump of `bytes`, a buffer holding a `T` as lite writes it with `opts`: the schema is
+/// traced from `T` ([`crate::Schema::trace`], with `opts`' inline structs and file identifier) and the
+/// buffer dumped through it, as [`dump_with_schema`] does with a parsed `.fbs`.
+///
+/// The dump shows what the traced schema reads (flatc would read the same with the printed `.fbs`);
+/// [`Options::from_slice`] may still refuse a buffer whose values `T` cannot hold (an enum value `T` has
+/// no variant for, for example). A type that cannot be traced gives a one-line dump naming the error.
+pub fn dump<'de, T: Deserialize<'de>>(bytes: &[u8], opts: &Options) -> Dump {
+    let schema = crate::schema::Schema::trace::<T>(opts).and_then(|s| Schema::parse_str("traced.fbs", &s.to_fbs()));
+    match schema {
+        Ok(schema) => dump_with_schema(bytes, &schema, None, opts),
+        Err(e) => Dump { text: format!("error: {e}\n"), error: Some(e) },
     }
 }
 
