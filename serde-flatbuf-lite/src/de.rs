@@ -7,6 +7,8 @@
 //! is bounded by the depth, table-count and apparent-size limits of [`Options`]. Hostile input gives an
 //! `Err`, never a panic.
 
+use std::sync::Arc;
+
 use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -15,6 +17,7 @@ use crate::limits::MAX_BUFFER;
 use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, field_name, has_explicit_ids, split_default};
 use crate::options::{InlineCache, Options};
+use crate::plan::{Plan, implicit_slot, is_union};
 
 mod packed;
 mod structs;
@@ -51,6 +54,8 @@ pub struct Deserializer<'de> {
     /// Shape of the last vector element read (its size is the vector's stride).
     elem: Shape,
     layouts: Option<Layouts>,
+    /// The root type's placeholder-free unions (see `plan.rs`).
+    pub(crate) plan: Option<Arc<Plan>>,
     /// Answers of `Options::inline_struct` for the struct names seen lately.
     inline_cache: InlineCache,
 }
@@ -73,6 +78,7 @@ impl<'de> Deserializer<'de> {
             pending_union: None,
             elem: Shape::default(),
             layouts: None,
+            plan: None,
             inline_cache: InlineCache::default(),
         }
     }
@@ -166,14 +172,25 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Decodes the table at `pos` through `visitor`.
-    fn table<V: Visitor<'de>>(&mut self, pos: usize, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+    fn table<V: Visitor<'de>>(
+        &mut self,
+        pos: usize,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
         let table = self.enter_table(pos)?;
         let explicit = has_explicit_ids(fields);
+        let unions = match &self.plan {
+            Some(plan) => plan.unions(name),
+            None => 0,
+        };
         let value = visitor.visit_map(TableAccess {
             d: self,
             table,
             fields,
             explicit,
+            unions,
             i: 0,
             pos: 0,
             slot: 0,
@@ -374,12 +391,17 @@ impl<'de> ValueDe<'_, 'de> {
         })
     }
 
-    fn table<V: Visitor<'de>>(mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+    fn table<V: Visitor<'de>>(
+        mut self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
         let pos = match self.place {
             Place::Root => self.d.root()?,
             _ => follow(self.d.buf, self.offset_pos()?)?,
         };
-        let value = self.d.table(pos, fields, visitor)?;
+        let value = self.d.table(pos, name, fields, visitor)?;
         self.done_offset();
         Ok(value)
     }
@@ -615,7 +637,11 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
             Place::Root | Place::Union { .. } => false,
             _ => self.d.is_inline(name),
         };
-        if inline { self.inline_struct(Some(name), fields, fields.len(), visitor) } else { self.table(fields, visitor) }
+        if inline {
+            self.inline_struct(Some(name), fields, fields.len(), visitor)
+        } else {
+            self.table(name, fields, visitor)
+        }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -685,7 +711,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if self.is_inline(name) {
             return Err(root_must_be_table());
         }
-        ValueDe { d: self, place: Place::Root }.table(fields, visitor)
+        ValueDe { d: self, place: Place::Root }.table(name, fields, visitor)
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -718,6 +744,8 @@ struct TableAccess<'a, 'de> {
     fields: &'static [&'static str],
     /// Fields carry explicit ids (`name#N`); names without one are serde aliases.
     explicit: bool,
+    /// The fields that are unions without a `UnionType` placeholder (bit = field index, see `plan.rs`).
+    unions: u64,
     i: usize,
     pos: usize,
     slot: usize,
@@ -738,9 +766,23 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
                     Some(id) => id as usize,
                     None => continue, // a serde alias
                 }
-            } else {
+            } else if self.unions == 0 {
                 index
+            } else {
+                implicit_slot(self.unions, index).0
             };
+            if is_union(self.unions, index) {
+                // A union without a placeholder: its type in the slot before its value.
+                match self.union_field(slot)? {
+                    Some(pos) => {
+                        self.pos = pos;
+                        self.slot = slot;
+                        self.default = None;
+                        return seed.deserialize(KeyDe { index, name, by_name: self.explicit }).map(Some);
+                    }
+                    None => continue,
+                }
+            }
             if let Some(pos) = self.table.field(self.d.buf, slot) {
                 if slot > 0 && self.d.pending_union == Some((self.table.pos, slot - 1, 0)) {
                     // A union value next to a type stored as NONE: ignored as if absent, like the official
@@ -771,6 +813,46 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
         match seed.deserialize(ValueDe { d: self.d, place }) {
             Ok(value) => Ok(value),
             Err(e) => Err(e.in_field(field_name(self.fields[self.i - 1]))),
+        }
+    }
+}
+
+impl TableAccess<'_, '_> {
+    /// The union whose value is in `slot` and its type in the slot before, with the official verifier's
+    /// rules: both absent is an absent union; a type without its value or a value without its type is
+    /// `InconsistentUnion`, except a type stored as NONE without a value (what the official builder writes
+    /// with `force_defaults`, accepted by flatc's C++ verifier); a value next to a NONE type is ignored.
+    /// Returns the value's position when there is a union to decode (its type left for `deserialize_enum`).
+    #[inline(never)]
+    fn union_field(&mut self, slot: usize) -> Result<Option<usize>> {
+        let buf = self.d.buf;
+        if slot == 0 {
+            return Err(Error::unsupported("a union in slot 0 (its type needs the slot before)"));
+        }
+        let type_pos = self.table.field(buf, slot - 1);
+        let value_pos = self.table.field(buf, slot);
+        let ty = match type_pos {
+            Some(at) => read_array::<1>(buf, at)?[0],
+            None => 0,
+        };
+        match (type_pos, value_pos) {
+            (None, None) => Ok(None),
+            (Some(_), None) if ty == 0 => Ok(None),
+            (Some(at), None) => Err(Error::at(
+                ErrorKind::InconsistentUnion,
+                at,
+                format!("union type {ty} in slot {} without a value in slot {slot}", slot - 1),
+            )),
+            (None, Some(at)) => Err(Error::at(
+                ErrorKind::InconsistentUnion,
+                at,
+                format!("union value in slot {slot} without its type in slot {}", slot - 1),
+            )),
+            (Some(_), Some(_)) if ty == 0 => Ok(None),
+            (Some(_), Some(at)) => {
+                self.d.pending_union = Some((self.table.pos, slot - 1, ty));
+                Ok(Some(at))
+            }
         }
     }
 }
@@ -1028,6 +1110,7 @@ impl<'de> de::VariantAccess<'de> for UnionAccess<'_, 'de> {
 
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         let pos = follow(self.d.buf, self.pos)?;
-        self.d.table(pos, fields, visitor)
+        // Struct variants are never planned (the tracer wants placeholders or explicit ids there).
+        self.d.table(pos, "", fields, visitor)
     }
 }

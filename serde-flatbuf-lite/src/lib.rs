@@ -10,6 +10,7 @@ mod limits;
 mod markers;
 mod names;
 mod options;
+mod plan;
 pub mod schema;
 pub mod ser;
 
@@ -91,12 +92,49 @@ pub fn from_reader<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     Options::default().from_reader(reader)
 }
 
+/// Learns the layout of `T` for encoding: which fields of its tables are unions without a
+/// [`UnionType`] placeholder (enums carrying data), by tracing `T`'s `Deserialize` implementation once
+/// (like [`Schema::trace`]). Decoding a `T` learns it too.
+///
+/// A union takes two slots, its type and its value, so every later field moves by one. serde hands a
+/// serializer nothing for an absent (`None`) field, so the slots of a type with such a union cannot be
+/// known from a value: encoding (which needs only `T: Serialize`) uses what was learned for `T`, and
+/// fails when it meets a union field of a type it has not learned. Types whose unions all have a
+/// `UnionType` placeholder need nothing.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Sword { damage: i16 }
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// enum Equipment { Sword(Sword) }                      // union Equipment { Sword }
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Hero { name: String, equipped: Option<Equipment>, level: u8 }  // slots 0, 1 + 2, 3
+///
+/// serde_flatbuf_lite::learn::<Hero>()?;
+/// let hero = Hero { name: "Ayla".into(), equipped: None, level: 3 };
+/// let bytes = serde_flatbuf_lite::to_vec(&hero)?;
+/// assert_eq!(serde_flatbuf_lite::from_slice::<Hero>(&bytes)?, hero);
+/// # Ok::<(), serde_flatbuf_lite::Error>(())
+/// ```
+pub fn learn<'de, T: Deserialize<'de>>() -> Result<()> {
+    Options::default().learn::<T>()
+}
+
 /// The decoding entry points (here, above both the deserializer and the schema tracer they may use).
 impl Options {
+    /// [`learn`]s `T`'s layout with these options (their inline structs).
+    pub fn learn<'de, T: Deserialize<'de>>(&self) -> Result<()> {
+        plan::learn::<T>(self)
+    }
+
     /// Decodes a `T` from a whole buffer, borrowing `&str`/`&[u8]` from it. Every object is verified
     /// before serde sees it; see the crate docs.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let plan = plan::of::<T>(self);
         let mut de = Deserializer::with_options(bytes, self);
+        de.plan = plan.clone();
         match T::deserialize(&mut de) {
             Ok(value) => {
                 de.end()?;
@@ -107,6 +145,7 @@ impl Options {
                 // `T` by tracing it once, then decode again with them.
                 let layouts = schema::trace_layouts::<T>(self)?;
                 let mut de = Deserializer::with_options(bytes, self);
+                de.plan = plan;
                 de.set_layouts(layouts);
                 let value = T::deserialize(&mut de).map_err(|e| root_hint::<T>(e, bytes, self))?;
                 de.end()?;

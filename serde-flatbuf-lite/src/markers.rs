@@ -59,13 +59,14 @@ impl<'de> Deserialize<'de> for Deprecated {
     }
 }
 
-/// The type slot of a union: put a `UnionType` field right before a field whose type is an enum of tables.
+/// The type slot of a union, made visible: an optional `UnionType` field right before a field whose type is
+/// an enum of tables.
 ///
 /// FlatBuffers stores a union in two consecutive slots: the variant number (`u8`, variant index + 1, 0 =
-/// NONE) and the offset of the variant's table — flatc shows them as `x_type` and `x`. serde hands a format
-/// no type information for a field that is absent, so lite cannot tell on its own that an absent field was a
-/// union taking two slots; the `UnionType` placeholder makes the two slots visible in the Rust type, and slot
-/// numbers stay positional. The enum's value is written by the union field; the placeholder holds nothing.
+/// NONE) and the offset of the variant's table — flatc shows them as `x_type` and `x`. Lite finds unions by
+/// tracing the type ([`learn`](crate::learn)), so the placeholder is not needed; with it, the two slots are
+/// visible in the Rust type, slot numbers stay positional and encoding needs no learning. Both forms write
+/// the same bytes. The enum's value is written by the union field; the placeholder holds nothing.
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};

@@ -39,9 +39,11 @@ use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::de::Layouts;
 use crate::error::{Error, ErrorKind, Result};
+use crate::limits::MAX_SLOT;
 use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, field_name, has_explicit_ids, split_default};
 use crate::options::Options;
+use crate::plan::Plan;
 
 /// A field or element type in lite's model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,11 +144,13 @@ struct FieldDef {
     optional: bool,
     /// A declared schema default (`#[serde(rename = "hp=100")]`).
     default: Option<String>,
+    /// The field's index in serde's field list (what the deserializer and serializer count).
+    index: usize,
 }
 
 #[derive(Debug, Clone)]
 enum Def {
-    Table { fields: Vec<FieldDef>, key_field: bool },
+    Table { fields: Vec<FieldDef>, key_field: bool, explicit: bool },
     Struct { members: Vec<(String, Ty)>, array: Option<(Ty, usize)> },
     Enum { variants: Vec<&'static str> },
     Union { members: Vec<(usize, String, String)> },
@@ -232,7 +236,7 @@ impl Schema {
                     }
                     out.push_str("}\n");
                 }
-                Def::Table { fields, key_field } => {
+                Def::Table { fields, key_field, .. } => {
                     let _ = writeln!(out, "table {name} {{");
                     write_table_fields(&mut out, fields, *key_field);
                     out.push_str("}\n");
@@ -318,6 +322,13 @@ pub(crate) fn trace_layouts<'de, T: Deserialize<'de>>(opts: &Options) -> Result<
     Ok(t.layouts)
 }
 
+/// Which table fields of `T` are unions without a `UnionType` placeholder (see `plan.rs`).
+pub(crate) fn trace_plan<'de, T: Deserialize<'de>>(opts: &Options) -> Result<Plan> {
+    let mut t = Tracer::new(opts);
+    t.run::<T>()?;
+    Ok(t.plan)
+}
+
 #[derive(Debug, Default)]
 struct EnumState {
     count: usize,
@@ -333,12 +344,15 @@ struct Tracer<'o> {
     stack: Vec<String>,
     enums: HashMap<&'static str, EnumState>,
     layouts: Layouts,
+    plan: Plan,
     root: Option<Ty>,
     /// Type of the value traced last, and whether it was an `Option`.
     last: Ty,
     optional: bool,
     /// Names of the table and field being traced (for map entry table names).
     field_path: Vec<(String, String)>,
+    /// Tables made of struct variants (`Enum_Variant`).
+    variant_tables: Vec<String>,
 }
 
 const MAX_PASSES: usize = 1024;
@@ -353,10 +367,12 @@ impl<'o> Tracer<'o> {
             stack: Vec::new(),
             enums: HashMap::new(),
             layouts: Layouts::new(),
+            plan: Plan::default(),
             root: None,
             last: Ty::Unknown,
             optional: false,
             field_path: Vec::new(),
+            variant_tables: Vec::new(),
         }
     }
 
@@ -377,10 +393,65 @@ impl<'o> Tracer<'o> {
                 }
             }
             if !more {
-                return Ok(());
+                return self.number_unions();
             }
         }
         Err(Error::unsupported("the type has too many enum variants to trace"))
+    }
+
+    /// After the last pass: every field of an enum type that turned out to be a union (an enum carrying
+    /// data) is a union, and a union without a `UnionType` placeholder right before it takes two slots, its
+    /// type and then its value, moving every later implicit slot by one (flatc's numbering). Fills the plan.
+    fn number_unions(&mut self) -> Result<()> {
+        let unions: Vec<String> =
+            self.defs.iter().filter(|(_, d)| matches!(d, Def::Union { .. })).map(|(n, _)| n.clone()).collect();
+        for name in &self.order {
+            let Some(Def::Table { fields, explicit, .. }) = self.defs.get_mut(name) else { continue };
+            let mut next = 0usize;
+            let mut bits = 0u64;
+            let mut after_marker = false;
+            for f in fields.iter_mut() {
+                if let Ty::Enum(e) = &f.ty {
+                    if unions.contains(e) {
+                        f.ty = Ty::Union(e.clone());
+                    }
+                }
+                let own = matches!(f.ty, Ty::Union(_)) && !after_marker;
+                after_marker = f.ty == Ty::UnionTypeMarker;
+                if own {
+                    if f.index >= 64 {
+                        return Err(Error::unsupported(format!(
+                            "union field `{}` of `{name}` is field {} (fields after the 64th need a `UnionType` \
+                             placeholder)",
+                            f.name, f.index
+                        )));
+                    }
+                    if self.variant_tables.contains(name) {
+                        return Err(Error::unsupported(format!(
+                            "union field `{}` in the struct variant `{name}`: give it a `UnionType` placeholder",
+                            f.name
+                        )));
+                    }
+                    if *explicit && f.slot == 0 {
+                        return Err(Error::unsupported(format!(
+                            "union field `{}` of `{name}` has id 0: its type takes the id before",
+                            f.name
+                        )));
+                    }
+                    bits |= 1 << f.index;
+                }
+                if !*explicit {
+                    let width = if own { 2 } else { 1 };
+                    f.slot = u16::try_from(next + width - 1)
+                        .ok()
+                        .filter(|&s| s <= MAX_SLOT)
+                        .ok_or_else(|| Error::unsupported(format!("`{name}` needs more than {MAX_SLOT} slots")))?;
+                    next += width;
+                }
+            }
+            self.plan.insert(name, bits);
+        }
+        Ok(())
     }
 
     /// Inside a recursive type (a table already twice on the stack): cut `Option`s, vectors and maps.
@@ -391,7 +462,11 @@ impl<'o> Tracer<'o> {
     fn define(&mut self, name: &str, def: Def) -> Result<()> {
         if let Some(old) = self.defs.get_mut(name) {
             match (old, def) {
-                (Def::Enum { .. }, Def::Enum { .. }) | (Def::Struct { .. }, Def::Struct { .. }) => {}
+                (Def::Enum { .. }, Def::Enum { .. })
+                | (Def::Struct { .. }, Def::Struct { .. })
+                | (Def::Union { .. }, Def::Enum { .. }) => {}
+                // An enum traced through a unit variant first, then through one carrying data: a union.
+                (old @ Def::Enum { .. }, new @ Def::Union { .. }) => *old = new,
                 (Def::Union { members: old }, Def::Union { members }) => {
                     for m in members {
                         if !old.iter().any(|o| o.0 == m.0) {
@@ -406,7 +481,8 @@ impl<'o> Tracer<'o> {
                     }
                     // Complete types learned at a deeper, cut-off visit.
                     for (a, b) in old.iter_mut().zip(fields) {
-                        if contains_unknown(&a.ty) && !contains_unknown(&b.ty) {
+                        let upgrade = matches!((&a.ty, &b.ty), (Ty::Enum(x), Ty::Union(y)) if x == y);
+                        if upgrade || (contains_unknown(&a.ty) && !contains_unknown(&b.ty)) {
                             a.ty = b.ty;
                         }
                     }
@@ -551,7 +627,8 @@ impl TraceDe<'_, '_> {
             pending_default: None,
         })?;
         self.t.stack.pop();
-        self.t.define(name, Def::Table { fields: defs, key_field: false })?;
+        let explicit = has_explicit_ids(fields);
+        self.t.define(name, Def::Table { fields: defs, key_field: false, explicit })?;
         self.t.last = Ty::Table(name.to_owned());
         Ok(value)
     }
@@ -625,7 +702,7 @@ impl<'de> de::Deserializer<'de> for TraceDe<'_, '_> {
         if matches!(self.place, TPlace::Member | TPlace::MapKey) {
             return Err(Error::unsupported("`()` inside a FlatBuffers struct"));
         }
-        self.t.define(name, Def::Table { fields: Vec::new(), key_field: false })?;
+        self.t.define(name, Def::Table { fields: Vec::new(), key_field: false, explicit: false })?;
         self.t.last = Ty::Unit(name.to_owned());
         visitor.visit_unit()
     }
@@ -704,6 +781,8 @@ impl<'de> de::Deserializer<'de> for TraceDe<'_, '_> {
             return Err(Error::unsupported(format!("enum `{name}` has no variants")));
         }
         let union = self.place == (TPlace::Field { union: true });
+        // A table field without a `UnionType` placeholder: a union if the enum carries data.
+        let field = self.place == (TPlace::Field { union: false });
         let state = self.t.enums.entry(name).or_default();
         if state.explored.is_empty() {
             state.count = variants.len();
@@ -721,10 +800,10 @@ impl<'de> de::Deserializer<'de> for TraceDe<'_, '_> {
             choice,
             name,
             variant: variants[choice],
-            union,
+            union: union || field,
             kind: &mut kind,
         })?;
-        if union {
+        if union || (field && matches!(kind, VariantKind::Table(_))) {
             if let VariantKind::Table(table) = kind {
                 t.define(name, Def::Union { members: vec![(choice, variants[choice].to_owned(), table)] })?;
             }
@@ -756,7 +835,7 @@ struct TraceTable<'a, 'o> {
     i: usize,
     union_next: bool,
     defs: &'a mut Vec<FieldDef>,
-    pending: Option<(String, u16)>,
+    pending: Option<(String, u16, usize)>,
     /// The declared default of the pending field.
     pending_default: Option<String>,
 }
@@ -779,16 +858,17 @@ impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
         self.pending_default = split_default(key).1.map(str::to_owned);
         if explicit {
             let name: de::value::BorrowedStrDeserializer<'_, Error> = de::value::BorrowedStrDeserializer::new(key);
-            self.pending = Some((field_name(key).to_owned(), slot as u16));
+            self.pending = Some((field_name(key).to_owned(), slot as u16, index));
             return seed.deserialize(name).map(Some);
         }
-        self.pending = Some((field_name(key).to_owned(), slot as u16));
+        self.pending = Some((field_name(key).to_owned(), slot as u16, index));
         let index: de::value::U64Deserializer<Error> = (index as u64).into_deserializer();
         seed.deserialize(index).map(Some)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
-        let (name, slot) = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message, "value before key"))?;
+        let (name, slot, index) =
+            self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message, "value before key"))?;
         self.t.optional = false;
         self.t.last = Ty::Unknown;
         self.t.field_path.push((self.table.to_owned(), name.clone()));
@@ -803,14 +883,14 @@ impl<'de> de::MapAccess<'de> for TraceTable<'_, '_> {
             // A map is a vector of `{ key, value }` tables.
             let entry = format!("{}{}Entry", self.table, pascal(&name));
             let fields = vec![
-                FieldDef { name: "key".into(), slot: 0, ty: (**k).clone(), optional: false, default: None },
-                FieldDef { name: "value".into(), slot: 1, ty: (**v).clone(), optional: false, default: None },
+                FieldDef { name: "key".into(), slot: 0, ty: (**k).clone(), optional: false, default: None, index: 0 },
+                FieldDef { name: "value".into(), slot: 1, ty: (**v).clone(), optional: false, default: None, index: 1 },
             ];
-            self.t.define(&entry, Def::Table { fields, key_field: true })?;
+            self.t.define(&entry, Def::Table { fields, key_field: true, explicit: false })?;
             ty = Ty::Vector(Box::new(Ty::Table(entry)));
         }
         let default = self.pending_default.take();
-        self.defs.push(FieldDef { name, slot, ty, optional: self.t.optional, default });
+        self.defs.push(FieldDef { name, slot, ty, optional: self.t.optional, default, index });
         self.t.optional = false;
         Ok(value)
     }
@@ -906,6 +986,9 @@ impl<'de> de::MapAccess<'de> for TraceMap<'_, '_> {
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let value = seed.deserialize(TraceDe { t: self.t, place: TPlace::Field { union: false } })?;
         *self.value = std::mem::replace(&mut self.t.last, Ty::Unknown);
+        if let Ty::Union(name) = &*self.value {
+            return Err(Error::unsupported(format!("union `{name}` as a map value")));
+        }
         Ok(value)
     }
 }
@@ -944,7 +1027,7 @@ impl<'de> de::VariantAccess<'de> for TraceEnum<'_, '_> {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         if !self.union {
             return Err(Error::unsupported(format!(
-                "enum `{}` carries data, so it is a union: declare a `UnionType` field right before its field",
+                "enum `{}` carries data, so it is a union: unions are only allowed as table fields",
                 self.name
             )));
         }
@@ -963,12 +1046,15 @@ impl<'de> de::VariantAccess<'de> for TraceEnum<'_, '_> {
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         if !self.union {
             return Err(Error::unsupported(format!(
-                "enum `{}` carries data, so it is a union: declare a `UnionType` field right before its field",
+                "enum `{}` carries data, so it is a union: unions are only allowed as table fields",
                 self.name
             )));
         }
         // Struct variants become tables named `Enum_Variant`.
         let table = format!("{}_{}", self.name, self.variant);
+        if !self.t.variant_tables.contains(&table) {
+            self.t.variant_tables.push(table.clone());
+        }
         let value = TraceDe { t: &mut *self.t, place: TPlace::UnionValue }.table(&table, fields, visitor)?;
         *self.kind = VariantKind::Table(table);
         Ok(value)

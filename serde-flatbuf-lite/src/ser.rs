@@ -8,6 +8,7 @@
 //! scratch vector (serde gives elements first to last) and copied in once.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use serde_core::ser::{self, Serialize};
 
@@ -17,6 +18,7 @@ use crate::limits::MAX_SLOT;
 use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, split_default};
 use crate::options::{InlineCache, Options};
+use crate::plan::{self, Plan, implicit_slot, is_union};
 
 mod into;
 mod packed;
@@ -76,6 +78,8 @@ pub struct Serializer {
     root: Option<u32>,
     /// Answers of `Options::inline_struct` for the struct names seen lately.
     inline_cache: InlineCache,
+    /// The root type's placeholder-free unions, if learned (see `plan.rs`).
+    plan: Option<Arc<Plan>>,
 }
 
 /// The encoding entry points.
@@ -162,11 +166,13 @@ impl Serializer {
         self.depth = 0;
         self.tables = 0;
         self.root = None;
+        self.plan = None;
     }
 
     /// Serializes `value` as the root table of a new buffer and returns the finished bytes.
     pub fn serialize<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<&[u8]> {
         self.reset();
+        self.plan = plan::known::<T>();
         value.serialize(&mut *self)?;
         self.finish()
     }
@@ -588,7 +594,7 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         if inline {
             Ok(StructOrTable::Struct(self.s.open_struct(self.place)?))
         } else {
-            Ok(StructOrTable::Table(TableSer::open(self.s, self.place)?))
+            Ok(StructOrTable::Table(TableSer::open(self.s, self.place, name)?))
         }
     }
 
@@ -600,7 +606,8 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         _len: usize,
     ) -> Result<TableSer<'a>> {
         let place = union_place(self.place, name, variant_index, variant)?;
-        TableSer::open(self.s, place)
+        // Struct variants are never planned (the tracer wants placeholders there).
+        TableSer::open(self.s, place, "")
     }
 }
 
@@ -621,8 +628,10 @@ fn union_place(place: Place, name: &str, variant_index: u32, variant: &str) -> R
             Ok(Place::Union { slot, type_slot, variant: variant_no })
         }
         Place::Field { union_type: None, .. } => Err(Error::unsupported(format!(
-            "`{name}::{variant}` carries data, so `{name}` is a union: declare a `UnionType` field right before \
-             this field (FlatBuffers keeps the union's type in the slot before its value)"
+            "`{name}::{variant}` carries data, so `{name}` is a union, which takes two slots (its type, then its \
+             value): lite must know the root type's layout to number the fields after it, even when the union \
+             is absent; call `serde_flatbuf_lite::learn::<Root>()` (or decode a root first), or declare a \
+             `UnionType` field right before this field"
         ))),
         Place::Elem => Err(Error::unsupported(format!(
             "vectors of unions (`{name}`) are not readable by every FlatBuffers language"
@@ -642,12 +651,22 @@ pub struct TableSer<'a> {
     next_slot: u32,
     union_type: Option<u16>,
     explicit: bool,
+    /// The fields that are unions without a `UnionType` placeholder (bit = field index, see `plan.rs`).
+    unions: u64,
+    /// The index of the next field (only counted for tables with such unions).
+    index: usize,
 }
 
 impl<'a> TableSer<'a> {
-    fn open(s: &'a mut Serializer, place: Place) -> Result<Self> {
+    fn open(s: &'a mut Serializer, place: Place, name: &'static str) -> Result<Self> {
         s.enter_table()?;
+        let unions = match &s.plan {
+            Some(plan) => plan.unions(name),
+            None => 0,
+        };
         Ok(TableSer {
+            unions,
+            index: 0,
             fields_start: s.fields.len(),
             bytes_start: s.scratch.len(),
             assigned_start: s.assigned.len(),
@@ -703,6 +722,35 @@ impl<'a> TableSer<'a> {
         Ok(slot)
     }
 
+    /// The slot of the next field of a table with placeholder-free unions, and its union type slot when it is
+    /// one: implicit slots count two for each such union, an explicit id is the union's value slot (flatc's
+    /// `(id: N)` on a union) with its type in the slot before.
+    #[inline(never)]
+    fn planned_slot(&mut self, key: &'static str) -> Result<(u16, Option<u16>)> {
+        let index = self.index;
+        self.index += 1;
+        let slot = self.slot_slow(key)?;
+        let union = is_union(self.unions, index);
+        if self.explicit {
+            if !union {
+                return Ok((slot, None));
+            }
+            let ty = slot.checked_sub(1).ok_or_else(|| Error::unsupported(format!("union `{key}` in slot 0")))?;
+            if self.s.assigned[self.assigned_start..].contains(&ty) {
+                return Err(Error::unsupported(format!(
+                    "the type of union `{key}` needs slot {ty}, which a field has"
+                )));
+            }
+            self.s.assigned.push(ty);
+            return Ok((slot, Some(ty)));
+        }
+        let (slot, ty) = implicit_slot(self.unions, index);
+        if slot > usize::from(MAX_SLOT) {
+            return Err(Error::unsupported(format!("field `{key}` would need slot {slot}")));
+        }
+        Ok((slot as u16, ty.map(|t| t as u16)))
+    }
+
     fn finish(self) -> Result<Mark> {
         self.s.assigned.truncate(self.assigned_start);
         let dist = self.s.close_table(self.fields_start, self.bytes_start)?;
@@ -716,8 +764,14 @@ impl ser::SerializeStruct for TableSer<'_> {
 
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        let slot = self.slot(key)?;
-        let union_type = self.union_type.take();
+        let mut union_type = self.union_type.take();
+        let slot = if self.unions == 0 {
+            self.slot(key)?
+        } else {
+            let (slot, own) = self.planned_slot(key)?;
+            union_type = union_type.or(own);
+            slot
+        };
         // A field with a declared default must never be left out as a zero.
         let optional = self.s.opts.omit_zero_scalars && split_default(key).1.is_some();
         let mark = value.serialize(ValueSer { s: self.s, place: Place::Field { slot, union_type, optional } })?;
@@ -728,7 +782,11 @@ impl ser::SerializeStruct for TableSer<'_> {
     }
 
     fn skip_field(&mut self, key: &'static str) -> Result<()> {
-        self.slot(key)?;
+        if self.unions == 0 {
+            self.slot(key)?;
+        } else {
+            self.planned_slot(key)?;
+        }
         self.union_type = None;
         Ok(())
     }

@@ -10,6 +10,9 @@
 //!   decodes it equal.
 //! - schema evolution: random `PlayerV1`/`PlayerV2` written by both sides, read by the other version on both
 //!   sides.
+//! - unions without `UnionType` placeholders (`HeroP`, `PlayerV2P` in `common/rich_plain.rs`): lite writes the
+//!   same bytes as for the placeholder form and reads both sides' buffers equal; the evolution properties run
+//!   with them too.
 //!
 //! Values include absent fields, schema defaults, zeros where the default is not zero, empty vectors and
 //! maps, every union member (and `NONE`), companions two deep, and floats that are NaN, ±0, ±∞ and
@@ -22,12 +25,14 @@
 mod common {
     #![allow(dead_code)]
     pub mod rich;
+    pub mod rich_plain;
 }
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use common::rich::*;
+use common::rich_plain::*;
 use flatbuf_oracle::rich::rich::game as fb;
 use proptest::collection::{btree_map, vec};
 use proptest::option::of;
@@ -305,6 +310,13 @@ proptest! {
             prop_assert!(same(&back, &h), "lite round trip differs ({label})");
             let read: Hero = opts.from_reader(&bytes[..]).unwrap();
             prop_assert!(same(&read, &h), "from_reader differs ({label})");
+            // Without `UnionType` placeholders: the same bytes, read back equal.
+            learn_plain();
+            let plain = HeroP::from(&h);
+            let plain_bytes = opts.to_vec(&plain).map_err(|e| TestCaseError::fail(format!("lite encode, no placeholders ({label}): {e}")))?;
+            prop_assert_eq!(&plain_bytes, &bytes, "placeholder-free bytes ({})", label);
+            let back: HeroP = opts.from_slice(&bytes).map_err(|e| TestCaseError::fail(format!("lite decode, no placeholders ({label}): {e}")))?;
+            prop_assert!(same(&back, &plain), "placeholder-free round trip differs ({label})");
         }
     }
 
@@ -321,19 +333,28 @@ proptest! {
         }
         let lite: Hero = build.reader().from_slice(&bytes).map_err(|e| TestCaseError::fail(format!("lite rejects ({build:?}): {e}")))?;
         prop_assert!(same(&lite, &h), "lite decode differs ({build:?}):\n{lite:?}\nvs\n{h:?}");
+        let plain: HeroP = build.reader().from_slice(&bytes).map_err(|e| TestCaseError::fail(format!("lite rejects, no placeholders ({build:?}): {e}")))?;
+        prop_assert!(same(&plain, &HeroP::from(&h)), "placeholder-free decode differs ({build:?})");
     }
 
     /// Old reader, new writer: V2 from both sides read as V1 by both sides.
     #[test]
     fn evolution_old_reader_new_writer(p in player_v2()) {
         check_evolution(&p, &PlayerV1::from_v2(&p), Build::player_v2_buffer, official_player_v1);
+        learn_plain();
+        check_evolution(&PlayerV2P::from(&p), &PlayerV1::from_v2(&p), v2p_buffer, official_player_v1);
     }
 
     /// New reader, old writer: V1 from both sides read as V2 by both sides.
     #[test]
     fn evolution_new_reader_old_writer(p in player_v1()) {
         check_evolution(&p, &PlayerV2::from_v1(&p), Build::player_v1_buffer, official_player_v2);
+        check_evolution(&p, &PlayerV2P::from(&PlayerV2::from_v1(&p)), Build::player_v1_buffer, official_player_v2_plain);
     }
+}
+
+fn v2p_buffer(build: &Build, p: &PlayerV2P) -> Vec<u8> {
+    build.player_v2_buffer(&PlayerV2::from(p))
 }
 
 fn hero_of(h: fb::Hero<'_>) -> Hero {

@@ -29,24 +29,6 @@ fn vec3(x: f32, y: f32, z: f32) -> Vec3 {
     Vec3 { x, y, z }
 }
 
-fn sword() -> Weapon {
-    Weapon { name: Some("Sword".into()), damage: 3, range: 1.25 }
-}
-
-fn members() -> Vec<Equipment> {
-    vec![
-        Equipment::Weapon(sword()),
-        Equipment::Spell(Spell {
-            name: Some("Blink".into()),
-            mana_cost: 40,
-            school: Rarity::Epic,
-            targets: Some(vec![Vec2 { x: 1.0, y: -1.0 }, Vec2 { x: 0.5, y: 0.25 }]),
-        }),
-        Equipment::Potion(Potion { heal: -7, uses: 0 }),
-        Equipment::Offhand(Weapon { name: None, damage: 10, range: 0.0 }),
-    ]
-}
-
 fn item(id: u32, name: &str) -> Item {
     Item { id, name: Some(name.into()), count: 3, rarity: Rarity::Junk }
 }

@@ -372,6 +372,29 @@ impl PlayerV1 {
 }
 
 // ------------------------------------------------------------------------------------------------
+// sample values
+
+/// A weapon with every field set.
+pub fn sword() -> Weapon {
+    Weapon { name: Some("Sword".into()), damage: 3, range: 1.25 }
+}
+
+/// One value of each union member (the aliased `Offhand` too).
+pub fn members() -> Vec<Equipment> {
+    vec![
+        Equipment::Weapon(sword()),
+        Equipment::Spell(Spell {
+            name: Some("Blink".into()),
+            mana_cost: 40,
+            school: Rarity::Epic,
+            targets: Some(vec![Vec2 { x: 1.0, y: -1.0 }, Vec2 { x: 0.5, y: 0.25 }]),
+        }),
+        Equipment::Potion(Potion { heal: -7, uses: 0 }),
+        Equipment::Offhand(Weapon { name: None, damage: 10, range: 0.0 }),
+    ]
+}
+
+// ------------------------------------------------------------------------------------------------
 // comparison
 
 /// Equality of the `Debug` forms: like `PartialEq` but `-0.0` ≠ `0.0` and NaN = NaN (payload bits not compared).

@@ -1,0 +1,130 @@
+//! Unions without a `UnionType` placeholder: which table fields of a root type are unions, learned by
+//! tracing the type's `Deserialize` implementation once and cached per type for both directions.
+//!
+//! A union takes two slots (its type, then its value). serde tells a format nothing about a field that is
+//! absent (`None`), so positional slot numbering alone cannot know that an absent field was a union and
+//! that every later field moved by one. The schema tracer ([`crate::schema`]) knows it from the type: it
+//! records, per table struct name, the field indexes that are unions without a placeholder ([`Plan`]).
+//! Decoding (`from_slice::<T>` has `T: Deserialize`) traces `T` on its first use and keeps the plan in a
+//! process-wide registry keyed by `T`'s type name; encoding (`T: Serialize` only) looks the plan up there,
+//! so a type with such unions must have been decoded or [`learn`](crate::learn)ed before it is encoded (an
+//! encode that meets such a union without the plan fails instead of guessing slots).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use serde_core::Deserialize;
+
+use crate::error::Result;
+use crate::options::Options;
+
+/// Per table struct name (serde's name): bit `i` set when field `i` (declaration index, as serde numbers
+/// the fields) is a union without a `UnionType` placeholder.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    tables: HashMap<String, u64>,
+}
+
+impl Plan {
+    pub(crate) fn insert(&mut self, table: &str, bits: u64) {
+        if bits != 0 {
+            *self.tables.entry(table.to_owned()).or_default() |= bits;
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tables.is_empty()
+    }
+
+    /// The union fields of the table struct `name` (0 when it has none).
+    #[inline]
+    pub(crate) fn unions(&self, name: &str) -> u64 {
+        self.tables.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// The implicit slots of field `index` of a table whose placeholder-free unions are `unions`: the field's
+/// (value) slot and, for such a union, its type slot (the one before). Every union before it moved it by
+/// one.
+#[inline]
+pub(crate) fn implicit_slot(unions: u64, index: usize) -> (usize, Option<usize>) {
+    let below = if index >= 64 { unions } else { unions & ((1u64 << index) - 1) };
+    let base = index + below.count_ones() as usize;
+    if index < 64 && unions & (1 << index) != 0 { (base + 1, Some(base)) } else { (base, None) }
+}
+
+/// Whether field `index` is a placeholder-free union.
+#[inline]
+pub(crate) fn is_union(unions: u64, index: usize) -> bool {
+    index < 64 && unions & (1 << index) != 0
+}
+
+/// The registry: type name → plan (`None` for a type without placeholder-free unions or one that could not
+/// be traced). Entries are never removed; a type is traced at most a few times (racing threads).
+static REGISTRY: RwLock<Option<Registry>> = RwLock::new(None);
+
+type Registry = HashMap<&'static str, Option<Arc<Plan>>>;
+/// Bumped on every registration, so thread-local caches of misses are refreshed.
+static GENERATION: AtomicUsize = AtomicUsize::new(1);
+
+/// One cached lookup per thread: (type name address, length, generation, the registry's answer).
+type LastLookup = (usize, usize, usize, Option<Option<Arc<Plan>>>);
+
+thread_local! {
+    static LAST: std::cell::RefCell<LastLookup> = const { std::cell::RefCell::new((0, 0, 0, None)) };
+}
+
+fn register(type_name: &'static str, plan: Option<Arc<Plan>>) {
+    let mut guard = REGISTRY.write().unwrap_or_else(PoisonError::into_inner);
+    guard.get_or_insert_with(HashMap::new).insert(type_name, plan);
+    GENERATION.fetch_add(1, Ordering::Release);
+}
+
+/// What the registry knows about `type_name`: `Some(plan)` once learned (`plan` `None` when the type needs
+/// none), `None` if it was never learned. One thread-local comparison after the first call on a thread.
+#[inline]
+fn lookup(name: &'static str) -> Option<Option<Arc<Plan>>> {
+    let generation = GENERATION.load(Ordering::Acquire);
+    let key = (name.as_ptr() as usize, name.len(), generation);
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if (last.0, last.1, last.2) == key {
+            return last.3.clone();
+        }
+        let found = {
+            let guard = REGISTRY.read().unwrap_or_else(PoisonError::into_inner);
+            guard.as_ref().and_then(|m| m.get(name).cloned())
+        };
+        *last = (key.0, key.1, key.2, found.clone());
+        found
+    })
+}
+
+/// The plan of `T` if it is known (encoding, where `T` cannot be traced).
+#[inline]
+pub(crate) fn known<T: ?Sized>() -> Option<Arc<Plan>> {
+    lookup(std::any::type_name::<T>()).flatten()
+}
+
+/// The plan of `T`, tracing `T` on its first use (decoding). A type that cannot be traced gets none: its
+/// placeholder-free unions then fail to decode, everything else is unaffected.
+#[inline]
+pub(crate) fn of<'de, T: Deserialize<'de>>(opts: &Options) -> Option<Arc<Plan>> {
+    let name = std::any::type_name::<T>();
+    if let Some(plan) = lookup(name) {
+        return plan;
+    }
+    let plan = crate::schema::trace_plan::<T>(opts).ok().filter(|p| !p.is_empty()).map(Arc::new);
+    register(name, plan.clone());
+    plan
+}
+
+/// Learns `T`'s layout for encoding: which of its tables' fields are unions without a `UnionType`
+/// placeholder (see [`crate::learn`]).
+pub(crate) fn learn<'de, T: Deserialize<'de>>(opts: &Options) -> Result<()> {
+    let name = std::any::type_name::<T>();
+    let plan = crate::schema::trace_plan::<T>(opts)?;
+    register(name, (!plan.is_empty()).then(|| Arc::new(plan)));
+    Ok(())
+}
