@@ -85,6 +85,7 @@ fn main() {
         };
     }
     for_each_codec!(bench_codec);
+    rig::leaders::bench(&mut c, &data, &mut rows);
     rig::kiprop::bench(&mut c, &data, &mut rows);
     rows.extend(rig::flatbuf::bench(&mut c, &data));
     rig::brson::bench(&mut c, &data);

@@ -25,6 +25,11 @@ fn every_codec_round_trips_every_dataset() {
 }
 
 #[test]
+fn bitcode_and_wincode_derive_rows_round_trip() {
+    rig::leaders::check(&Datasets::generate(0.02));
+}
+
+#[test]
 fn kiprop_rows_round_trip() {
     rig::kiprop::check(&Datasets::generate(0.05));
 }

@@ -14,6 +14,7 @@ pub mod brson;
 pub mod flatbuf;
 pub mod godot;
 pub mod kiprop;
+pub mod leaders;
 pub mod o3de;
 pub mod report;
 
@@ -46,6 +47,8 @@ macro_rules! for_each_codec {
     ($callback:ident) => {
         $callback!($crate::rig::anchors::Postcard);
         $callback!($crate::rig::anchors::Bincode1);
+        $callback!($crate::rig::leaders::Bincode2Serde);
+        $callback!($crate::rig::leaders::BitcodeSerde);
         $callback!($crate::rig::anchors::SerdeJson);
         $callback!($crate::rig::anchors::RmpSerdeNamed);
         $callback!($crate::rig::anchors::Flexbuffers);

@@ -6,6 +6,8 @@ use crate::rng::Pcg32;
 
 /// An IPv4 address as four octets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Address {
     /// First octet.
     pub x0: u8,
@@ -19,6 +21,8 @@ pub struct Address {
 
 /// One access-log line (common log format fields).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Log {
     /// Client address.
     pub address: Address,
@@ -38,6 +42,8 @@ pub struct Log {
 
 /// The whole `log` dataset.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Logs {
     /// The records.
     pub logs: Vec<Log>,
@@ -45,6 +51,8 @@ pub struct Logs {
 
 /// [`Log`] borrowing its strings from the input buffer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct BorrowedLog<'a> {
     /// Client address.
     pub address: Address,
@@ -64,6 +72,8 @@ pub struct BorrowedLog<'a> {
 
 /// [`Logs`] borrowing its strings from the input buffer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct BorrowedLogs<'a> {
     /// The records.
     #[serde(borrow)]

@@ -6,6 +6,8 @@ use crate::rng::Pcg32;
 
 /// A 3-component `f32` vector.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Vector3 {
     /// X.
     pub x: f32,
@@ -17,6 +19,8 @@ pub struct Vector3 {
 
 /// A triangle: three vertices and a face normal.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Triangle {
     /// First vertex.
     pub v0: Vector3,
@@ -30,6 +34,8 @@ pub struct Triangle {
 
 /// The whole `mesh` dataset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Mesh {
     /// The triangles.
     pub triangles: Vec<Triangle>,

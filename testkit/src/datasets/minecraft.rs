@@ -1,5 +1,8 @@
 //! `minecraft_savedata`: player save files. Deep, heterogeneous structs with enums, options, tuples,
 //! fixed arrays and vectors.
+//!
+//! With the `wincode` feature the types also derive wincode's traits; not bitcode's: its derive cannot express
+//! the recursive `Entity::passengers: Vec<Entity>` (a layout cycle).
 
 use serde::{Deserialize, Serialize};
 
@@ -7,6 +10,7 @@ use crate::rng::Pcg32;
 
 /// A player's game mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub enum GameType {
     /// Survival mode.
     Survival,
@@ -20,6 +24,7 @@ pub enum GameType {
 
 /// An inventory slot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Item {
     /// Stack size.
     pub count: i8,
@@ -31,6 +36,7 @@ pub struct Item {
 
 /// Player abilities.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Abilities {
     /// Walking speed.
     pub walk_speed: f32,
@@ -50,6 +56,7 @@ pub struct Abilities {
 
 /// The common entity part of a save (players and their passengers).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Entity {
     /// Entity type id.
     pub id: String,
@@ -91,6 +98,7 @@ pub struct Entity {
 
 /// Recipe book state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct RecipeBook {
     /// Unlocked recipes.
     pub recipes: Vec<String>,
@@ -116,6 +124,7 @@ pub struct RecipeBook {
 
 /// A vehicle the player rides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Vehicle {
     /// UUID of the vehicle.
     pub uuid: [u32; 4],
@@ -125,6 +134,7 @@ pub struct Vehicle {
 
 /// One player's save.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Player {
     /// Current game mode.
     pub game_type: GameType,
@@ -186,6 +196,7 @@ pub struct Player {
 
 /// The whole `minecraft_savedata` dataset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Players {
     /// The saves.
     pub players: Vec<Player>,

@@ -8,6 +8,8 @@ use crate::rng::Pcg32;
 /// Kinds of ships, weapons, aircraft, obstacles and collectibles.
 #[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub enum EntityType {
     Barrel,
     Coin,
@@ -113,6 +115,8 @@ const ENTITY_TYPES: [EntityType; 47] = {
 
 /// A 2D vector.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Vector2f {
     /// X.
     pub x: f32,
@@ -122,6 +126,8 @@ pub struct Vector2f {
 
 /// Where an entity is heading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Guidance {
     /// Target heading (angle units).
     pub direction_target: u16,
@@ -135,6 +141,8 @@ pub struct Guidance {
 
 /// Pose of an entity.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Transform {
     /// Altitude, negative underwater.
     pub altitude: i8,
@@ -148,6 +156,8 @@ pub struct Transform {
 
 /// One visible entity.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Contact {
     /// Damage taken (0..1 of max).
     pub damage: f32,
@@ -169,6 +179,8 @@ pub struct Contact {
 
 /// A changed terrain chunk.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct TerrainUpdate {
     /// Chunk coordinates.
     pub chunk_id: (i8, i8),
@@ -178,6 +190,8 @@ pub struct TerrainUpdate {
 
 /// One server tick sent to a client.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Update {
     /// Visible entities.
     pub contacts: Vec<Contact>,
@@ -191,6 +205,8 @@ pub struct Update {
 
 /// The whole `mk48` dataset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[cfg_attr(feature = "wincode", derive(wincode::SchemaWrite, wincode::SchemaRead))]
 pub struct Updates {
     /// The updates.
     pub updates: Vec<Update>,
