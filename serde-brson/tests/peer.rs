@@ -130,7 +130,11 @@ fn reference_decoder_reads_a_tree_built_with_the_model() {
     data.insert("URL", bson::doc! { "ID": Guid::from_u128(7).0, "Data": "@resdb:///0123abcd.webp" });
     root.components = Some(Field::new(
         Guid::from_u128(5),
-        vec![ComponentEntry { type_ref: TypeRef::Index(0), data, extra: bson::Document::new() }],
+        vec![ComponentEntry {
+            type_ref: TypeRef::Index(0),
+            data: bson::RawDocumentBuf::try_from(&data).unwrap(),
+            extra: bson::Document::new(),
+        }],
     ));
     // Enough children for more than one 1 MiB lz4net chunk.
     for i in 0..12_000u128 {

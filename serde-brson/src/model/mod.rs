@@ -2,8 +2,10 @@
 //! wrappers and the value types of [`values`].
 //!
 //! The model is opt-in and lossless: every struct keeps the keys it does not know in an `extra`
-//! document, component bodies stay [`bson::Document`]s (there are thousands of component types;
-//! decode one with [`ComponentEntry::data_as`]), and numbers are read leniently (int32, int64 and
+//! document, component bodies stay the BSON bytes they were stored as ([`bson::RawDocumentBuf`]:
+//! there are thousands of component types; read members lazily with `data.get_str(…)` and
+//! friends, or decode one with [`ComponentEntry::data_as`]; a component costs its BSON size in
+//! memory, not the ~10× of a [`bson::Document`]), and numbers are read leniently (int32, int64 and
 //! double are interchangeable, as in the engine). Writing follows the engine's key order — the
 //! modern one, or the legacy NeosVR one for trees read from legacy files ([`Layout`]) — and its
 //! number widths (`int` → int32, `long` → int64, floats → double; `TypeVersions` and `FeatureFlags`
@@ -26,7 +28,7 @@ pub mod values;
 use std::fmt;
 use std::marker::PhantomData;
 
-use bson::{Bson, Document, RawBson};
+use bson::{Bson, Document, RawBson, RawDocumentBuf};
 use indexmap::IndexMap;
 use serde_core::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_core::ser::{SerializeMap, Serializer};
@@ -215,9 +217,10 @@ impl<'de> Deserialize<'de> for TypeRef {
 pub struct ComponentEntry {
     /// The component's type.
     pub type_ref: TypeRef,
-    /// The component's members, untyped: `ID`, `persistent-ID`, `UpdateOrder`, `Enabled` and
-    /// the type's own members.
-    pub data: Document,
+    /// The component's members, untyped and as stored: `ID`, `persistent-ID`, `UpdateOrder`,
+    /// `Enabled` and the type's own members (`RawDocumentBuf::try_from(&doc)` or
+    /// `bson::rawdoc!` builds one; `Document::try_from(&data)` gives a [`Document`]).
+    pub data: RawDocumentBuf,
     /// Other keys, in order.
     pub extra: Document,
 }
@@ -230,7 +233,7 @@ impl ComponentEntry {
 
     /// Decodes the component's members into your own type.
     pub fn data_as<T: serde_core::de::DeserializeOwned>(&self) -> crate::Result<T> {
-        bson::deserialize_from_document(self.data.clone()).map_err(crate::Error::from)
+        bson::deserialize_from_slice(self.data.as_bytes()).map_err(crate::Error::from)
     }
 }
 
@@ -258,7 +261,7 @@ impl<'de> Deserialize<'de> for ComponentEntry {
                 while let Some(key) = map.next_key_seed(KeySeed(KEYS))? {
                     match key {
                         Key::Known(0) => type_ref = Some(map.next_value()?),
-                        Key::Known(_) => data = Some(map.next_value::<ExactDocument>()?.0),
+                        Key::Known(_) => data = Some(map.next_value::<ModelRawDocument>()?.0),
                         Key::Other(k) => insert_extra(&mut extra, k, &mut map)?,
                     }
                 }
@@ -627,27 +630,30 @@ impl<'de> Deserialize<'de> for ExactBson {
     }
 }
 
-/// A document read exactly (see [`ExactBson`]).
-struct ExactDocument(Document);
+/// A document kept as its BSON bytes (a copy of the input's), charged to the model budget.
+struct ModelRawDocument(RawDocumentBuf);
 
-impl<'de> Deserialize<'de> for ExactDocument {
+impl<'de> Deserialize<'de> for ModelRawDocument {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match ExactBson::deserialize(d)?.0 {
-            Bson::Document(doc) => Ok(ExactDocument(doc)),
+        match RawBson::deserialize(d)? {
+            RawBson::Document(doc) => {
+                budget::model_charge(doc.as_bytes().len())?;
+                Ok(ModelRawDocument(doc))
+            }
             other => Err(de::Error::invalid_type(unexpected(&other), &"a document")),
         }
     }
 }
 
-fn unexpected(value: &Bson) -> de::Unexpected<'_> {
+fn unexpected(value: &RawBson) -> de::Unexpected<'_> {
     match value {
-        Bson::String(s) => de::Unexpected::Str(s),
-        Bson::Boolean(b) => de::Unexpected::Bool(*b),
-        Bson::Int32(i) => de::Unexpected::Signed(i64::from(*i)),
-        Bson::Int64(i) => de::Unexpected::Signed(*i),
-        Bson::Double(f) => de::Unexpected::Float(*f),
-        Bson::Null => de::Unexpected::Unit,
-        Bson::Array(_) => de::Unexpected::Seq,
+        RawBson::String(s) => de::Unexpected::Str(s),
+        RawBson::Boolean(b) => de::Unexpected::Bool(*b),
+        RawBson::Int32(i) => de::Unexpected::Signed(i64::from(*i)),
+        RawBson::Int64(i) => de::Unexpected::Signed(*i),
+        RawBson::Double(f) => de::Unexpected::Float(*f),
+        RawBson::Null => de::Unexpected::Unit,
+        RawBson::Array(_) => de::Unexpected::Seq,
         _ => de::Unexpected::Other("a BSON value"),
     }
 }
