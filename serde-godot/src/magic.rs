@@ -102,60 +102,132 @@ pub(crate) fn lookup(name: &str) -> Option<Magic> {
     if !name.starts_with('$') {
         return None;
     }
-    lookup_slow(name)
+    lookup_reserved(name)
 }
 
-#[cold]
-fn lookup_slow(name: &str) -> Option<Magic> {
-    use VariantType as T;
-    let rest = name.strip_prefix(PREFIX)?;
-    Some(match rest {
-        "Vector2" => Magic::Math(T::Vector2),
-        "Vector2i" => Magic::Math(T::Vector2i),
-        "Rect2" => Magic::Math(T::Rect2),
-        "Rect2i" => Magic::Math(T::Rect2i),
-        "Vector3" => Magic::Math(T::Vector3),
-        "Vector3i" => Magic::Math(T::Vector3i),
-        "Transform2D" => Magic::Math(T::Transform2D),
-        "Vector4" => Magic::Math(T::Vector4),
-        "Vector4i" => Magic::Math(T::Vector4i),
-        "Plane" => Magic::Math(T::Plane),
-        "Quaternion" => Magic::Math(T::Quaternion),
-        "AABB" => Magic::Math(T::Aabb),
-        "Basis" => Magic::Math(T::Basis),
-        "Transform3D" => Magic::Math(T::Transform3D),
-        "Projection" => Magic::Math(T::Projection),
-        "Color" => Magic::Math(T::Color),
-        "StringName" => Magic::StringName,
-        "NodePath" => Magic::NodePath,
-        "RID" => Magic::Rid,
-        "ObjectId" => Magic::ObjectId,
-        "Callable" => Magic::Callable,
-        "Signal" => Magic::Signal,
-        "FullObject" => Magic::FullObject,
-        "PackedInt32Array" => Magic::Packed(T::PackedInt32Array),
-        "PackedInt64Array" => Magic::Packed(T::PackedInt64Array),
-        "PackedFloat32Array" => Magic::Packed(T::PackedFloat32Array),
-        "PackedFloat64Array" => Magic::Packed(T::PackedFloat64Array),
-        "PackedStringArray" => Magic::Packed(T::PackedStringArray),
-        "PackedVector2Array" => Magic::Packed(T::PackedVector2Array),
-        "PackedVector3Array" => Magic::Packed(T::PackedVector3Array),
-        "PackedColorArray" => Magic::Packed(T::PackedColorArray),
-        "PackedVector4Array" => Magic::Packed(T::PackedVector4Array),
-        "Variant" => Magic::Variant,
-        "TypedArray" => Magic::TypedArray,
-        "TypedDictionary" => Magic::TypedDictionary,
-        _ => {
-            let (family, type_name) = rest.split_once("::")?;
-            let ty = VariantType::ALL.iter().copied().find(|ty| ty.name() == type_name)?;
-            match family {
-                "ArrayOf" => Magic::ArrayOf(ty),
-                "DictKey" => Magic::DictKey(ty),
-                "DictValue" => Magic::DictValue(ty),
-                _ => return None,
+/// A name as one number: its first and last 8 bytes (overlapping when shorter; under 8 bytes its
+/// first and last 4, under 4 its bytes). Names of the same length up to 16 bytes are equal when
+/// their keys are; longer names must be compared after the key matches.
+const fn key(s: &[u8]) -> u128 {
+    const fn word<const N: usize>(s: &[u8], at: usize) -> u64 {
+        let mut w = 0u64;
+        let mut i = 0;
+        while i < N {
+            w |= (s[at + i] as u64) << (8 * i);
+            i += 1;
+        }
+        w
+    }
+    let n = s.len();
+    let (first, last) = if n >= 8 {
+        (word::<8>(s, 0), word::<8>(s, n - 8))
+    } else if n >= 4 {
+        (word::<4>(s, 0), word::<4>(s, n - 4))
+    } else {
+        let mut w = 0u64;
+        let mut i = 0;
+        while i < n {
+            w |= (s[i] as u64) << (8 * i);
+            i += 1;
+        }
+        (w, 0)
+    };
+    (first as u128) | ((last as u128) << 64)
+}
+
+/// The same key at run time: a few loads instead of a comparison per reserved name.
+#[inline(always)]
+fn key_of(s: &[u8]) -> u128 {
+    let n = s.len();
+    let word8 = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let word4 = |at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let (first, last) = if n >= 8 {
+        (word8(0), word8(n - 8))
+    } else if n >= 4 {
+        (word4(0), word4(n - 4))
+    } else {
+        (s.iter().rev().fold(0u64, |w, &b| (w << 8) | b as u64), 0)
+    };
+    (first as u128) | ((last as u128) << 64)
+}
+
+macro_rules! reserved {
+    ($($konst:ident $text:literal => $magic:expr,)*) => {
+        /// The keys of the reserved names.
+        #[allow(non_upper_case_globals)]
+        mod keys {
+            $(pub(super) const $konst: u128 = super::key($text.as_bytes());)*
+        }
+
+        /// A reserved name (without the prefix) that is not a typed-container name.
+        #[inline(always)]
+        fn by_key(rest: &str) -> Option<Magic> {
+            use VariantType as T;
+            match key_of(rest.as_bytes()) {
+                $(keys::$konst if rest.len() == $text.len() && ($text.len() <= 16 || rest == $text) => Some($magic),)*
+                _ => None,
             }
         }
-    })
+    };
+}
+
+reserved! {
+    Vector2 "Vector2" => Magic::Math(T::Vector2),
+    Vector2i "Vector2i" => Magic::Math(T::Vector2i),
+    Rect2 "Rect2" => Magic::Math(T::Rect2),
+    Rect2i "Rect2i" => Magic::Math(T::Rect2i),
+    Vector3 "Vector3" => Magic::Math(T::Vector3),
+    Vector3i "Vector3i" => Magic::Math(T::Vector3i),
+    Transform2D "Transform2D" => Magic::Math(T::Transform2D),
+    Vector4 "Vector4" => Magic::Math(T::Vector4),
+    Vector4i "Vector4i" => Magic::Math(T::Vector4i),
+    Plane "Plane" => Magic::Math(T::Plane),
+    Quaternion "Quaternion" => Magic::Math(T::Quaternion),
+    Aabb "AABB" => Magic::Math(T::Aabb),
+    Basis "Basis" => Magic::Math(T::Basis),
+    Transform3D "Transform3D" => Magic::Math(T::Transform3D),
+    Projection "Projection" => Magic::Math(T::Projection),
+    Color "Color" => Magic::Math(T::Color),
+    StringName "StringName" => Magic::StringName,
+    NodePath "NodePath" => Magic::NodePath,
+    Rid "RID" => Magic::Rid,
+    ObjectId "ObjectId" => Magic::ObjectId,
+    Callable "Callable" => Magic::Callable,
+    Signal "Signal" => Magic::Signal,
+    FullObject "FullObject" => Magic::FullObject,
+    PackedInt32Array "PackedInt32Array" => Magic::Packed(T::PackedInt32Array),
+    PackedInt64Array "PackedInt64Array" => Magic::Packed(T::PackedInt64Array),
+    PackedFloat32Array "PackedFloat32Array" => Magic::Packed(T::PackedFloat32Array),
+    PackedFloat64Array "PackedFloat64Array" => Magic::Packed(T::PackedFloat64Array),
+    PackedStringArray "PackedStringArray" => Magic::Packed(T::PackedStringArray),
+    PackedVector2Array "PackedVector2Array" => Magic::Packed(T::PackedVector2Array),
+    PackedVector3Array "PackedVector3Array" => Magic::Packed(T::PackedVector3Array),
+    PackedColorArray "PackedColorArray" => Magic::Packed(T::PackedColorArray),
+    PackedVector4Array "PackedVector4Array" => Magic::Packed(T::PackedVector4Array),
+    Variant "Variant" => Magic::Variant,
+    TypedArray "TypedArray" => Magic::TypedArray,
+    TypedDictionary "TypedDictionary" => Magic::TypedDictionary,
+}
+
+/// A name starting with `$`: the prefix, then the name's key (the math types are looked up on
+/// every value), then the typed-container families.
+#[inline(never)]
+fn lookup_reserved(name: &str) -> Option<Magic> {
+    let rest = name.strip_prefix(PREFIX)?;
+    by_key(rest).or_else(|| family(rest))
+}
+
+/// `ArrayOf::T`, `DictKey::T`, `DictValue::T`.
+#[cold]
+fn family(rest: &str) -> Option<Magic> {
+    let (family, type_name) = rest.split_once("::")?;
+    let ty = VariantType::ALL.iter().copied().find(|ty| ty.name() == type_name)?;
+    match family {
+        "ArrayOf" => Some(Magic::ArrayOf(ty)),
+        "DictKey" => Some(Magic::DictKey(ty)),
+        "DictValue" => Some(Magic::DictValue(ty)),
+        _ => None,
+    }
 }
 
 /// The shape of a math type's payload, mirroring its Rust struct (so that a sequence visitor sees
@@ -168,60 +240,82 @@ pub(crate) enum Layout {
     Int,
     /// An f32 even in 64-bit payloads (Color).
     F32,
-    /// A struct or array of parts.
-    Seq(&'static [Layout]),
+    /// A struct or array of parts, with how many `real_t`s and 4-byte words it holds in all (its
+    /// size without walking the parts: this is asked for on every math value).
+    Seq(&'static [Layout], Counts),
+}
+
+/// The `real_t` and fixed 4-byte components of a [`Layout::Seq`], nested parts included.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Counts {
+    reals: u8,
+    words: u8,
 }
 
 const R: Layout = Layout::Real;
 const I: Layout = Layout::Int;
 const F: Layout = Layout::F32;
-const V2: Layout = Layout::Seq(&[R, R]);
-const V2I: Layout = Layout::Seq(&[I, I]);
-const V3: Layout = Layout::Seq(&[R, R, R]);
-const V3I: Layout = Layout::Seq(&[I, I, I]);
-const V4: Layout = Layout::Seq(&[R, R, R, R]);
-const V4I: Layout = Layout::Seq(&[I, I, I, I]);
-const BASIS_LAYOUT: Layout = Layout::Seq(&[Layout::Seq(&[V3, V3, V3])]);
+const V2: Layout = Layout::seq(&[R, R]);
+const V2I: Layout = Layout::seq(&[I, I]);
+const V3: Layout = Layout::seq(&[R, R, R]);
+const V3I: Layout = Layout::seq(&[I, I, I]);
+const V4: Layout = Layout::seq(&[R, R, R, R]);
+const V4I: Layout = Layout::seq(&[I, I, I, I]);
+const BASIS_ROWS: Layout = Layout::seq(&[V3, V3, V3]);
+const BASIS_LAYOUT: Layout = Layout::seq(&[BASIS_ROWS]);
+const PROJECTION_COLUMNS: Layout = Layout::seq(&[V4, V4, V4, V4]);
 
 impl Layout {
+    /// A sequence of `parts`, its counts computed at compile time.
+    const fn seq(parts: &'static [Layout]) -> Layout {
+        let (mut reals, mut words) = (0, 0);
+        let mut i = 0;
+        while i < parts.len() {
+            match parts[i] {
+                Layout::Real => reals += 1,
+                Layout::Int | Layout::F32 => words += 1,
+                Layout::Seq(_, counts) => {
+                    reals += counts.reals;
+                    words += counts.words;
+                }
+            }
+            i += 1;
+        }
+        Layout::Seq(parts, Counts { reals, words })
+    }
+
     /// The layout of a math type (`None` for other types).
+    #[inline]
     pub(crate) fn of(ty: VariantType) -> Option<Layout> {
         use VariantType as T;
         Some(match ty {
             T::Vector2 => V2,
             T::Vector2i => V2I,
-            T::Rect2 => Layout::Seq(&[V2, V2]),
-            T::Rect2i => Layout::Seq(&[V2I, V2I]),
+            T::Rect2 => const { Layout::seq(&[V2, V2]) },
+            T::Rect2i => const { Layout::seq(&[V2I, V2I]) },
             T::Vector3 => V3,
             T::Vector3i => V3I,
-            T::Transform2D => Layout::Seq(&[V2, V2, V2]),
+            T::Transform2D => const { Layout::seq(&[V2, V2, V2]) },
             T::Vector4 => V4,
             T::Vector4i => V4I,
-            T::Plane => Layout::Seq(&[V3, R]),
+            T::Plane => const { Layout::seq(&[V3, R]) },
             T::Quaternion => V4,
-            T::Aabb => Layout::Seq(&[V3, V3]),
+            T::Aabb => const { Layout::seq(&[V3, V3]) },
             T::Basis => BASIS_LAYOUT,
-            T::Transform3D => Layout::Seq(&[BASIS_LAYOUT, V3]),
-            T::Projection => Layout::Seq(&[Layout::Seq(&[V4, V4, V4, V4])]),
-            T::Color => Layout::Seq(&[F, F, F, F]),
+            T::Transform3D => const { Layout::seq(&[BASIS_LAYOUT, V3]) },
+            T::Projection => const { Layout::seq(&[PROJECTION_COLUMNS]) },
+            T::Color => const { Layout::seq(&[F, F, F, F]) },
             _ => return None,
         })
     }
 
     /// Payload bytes with `real` bytes per real (4 or 8).
+    #[inline]
     pub(crate) const fn size(self, real: usize) -> usize {
         match self {
             Layout::Real => real,
             Layout::Int | Layout::F32 => 4,
-            Layout::Seq(parts) => {
-                let mut total = 0;
-                let mut i = 0;
-                while i < parts.len() {
-                    total += parts[i].size(real);
-                    i += 1;
-                }
-                total
-            }
+            Layout::Seq(_, counts) => counts.reals as usize * real + counts.words as usize * 4,
         }
     }
 }
@@ -240,6 +334,66 @@ mod tests {
         assert_eq!(lookup(VECTOR2), Some(Magic::Math(VariantType::Vector2)));
         assert_eq!(lookup("Vector2"), None);
         assert_eq!(lookup("$other"), None);
+    }
+
+    #[test]
+    fn only_exact_names_are_reserved() {
+        let all = [
+            VECTOR2,
+            VECTOR2I,
+            RECT2,
+            RECT2I,
+            VECTOR3,
+            VECTOR3I,
+            TRANSFORM2D,
+            VECTOR4,
+            VECTOR4I,
+            PLANE,
+            QUATERNION,
+            AABB,
+            BASIS,
+            TRANSFORM3D,
+            PROJECTION,
+            COLOR,
+            STRING_NAME,
+            NODE_PATH,
+            RID,
+            OBJECT_ID,
+            CALLABLE,
+            SIGNAL,
+            FULL_OBJECT,
+            PACKED_INT32_ARRAY,
+            PACKED_INT64_ARRAY,
+            PACKED_FLOAT32_ARRAY,
+            PACKED_FLOAT64_ARRAY,
+            PACKED_STRING_ARRAY,
+            PACKED_VECTOR2_ARRAY,
+            PACKED_VECTOR3_ARRAY,
+            PACKED_COLOR_ARRAY,
+            PACKED_VECTOR4_ARRAY,
+            VARIANT,
+            TYPED_ARRAY,
+            TYPED_DICTIONARY,
+        ];
+        let mut found = std::collections::HashSet::new();
+        for name in all {
+            let magic = lookup(name).unwrap_or_else(|| panic!("{name} not found"));
+            assert!(found.insert(format!("{magic:?}")), "{name} looked up as another name's {magic:?}");
+            // Every one-byte change, cut or extension of a reserved name is an ordinary name.
+            let rest = &name[PREFIX.len()..];
+            for i in 0..rest.len() {
+                let mut changed = rest.as_bytes().to_vec();
+                changed[i] ^= 0x20;
+                let changed = format!("{PREFIX}{}", String::from_utf8(changed).unwrap());
+                assert_eq!(lookup(&changed), None, "{changed}");
+            }
+            let cut = &name[..name.len() - 1];
+            assert!(lookup(cut).is_none() || all.contains(&cut), "{cut}");
+            assert_eq!(lookup(&format!("{name}x")), None, "{name}x");
+            assert_eq!(lookup(&format!("{name}\0")), None, "{name} NUL");
+        }
+        assert_eq!(lookup("$__godot::"), None);
+        assert_eq!(lookup("$__godot::R"), None);
     }
 
     #[test]

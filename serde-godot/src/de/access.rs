@@ -225,7 +225,58 @@ impl<'de> de::Deserializer<'de> for MathDe<'de> {
             Layout::Real if self.wide => visitor.visit_f64(f64::from_le_bytes(b.try_into().expect("8 bytes"))),
             Layout::Real | Layout::F32 => visitor.visit_f32(f32::from_le_bytes(b.try_into().expect("4 bytes"))),
             Layout::Int => visitor.visit_i32(i32::from_le_bytes(b.try_into().expect("4 bytes"))),
-            Layout::Seq(parts) => visitor.visit_seq(MathParts { parts, bytes: b, wide: self.wide }),
+            Layout::Seq(parts, _) => visitor.visit_seq(MathParts { parts, bytes: b, wide: self.wide }),
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// The 32-bit components of a flat math payload (a vector, Quaternion, Color), visited one by one
+/// without the layout walk of [`MathDe`].
+pub(super) struct Components<'de> {
+    pub(super) words: &'de [u8],
+    /// i32 components (Vector2i…) rather than f32.
+    pub(super) int: bool,
+}
+
+impl<'de> SeqAccess<'de> for Components<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some((word, rest)) = self.words.split_first_chunk::<4>() else { return Ok(None) };
+        self.words = rest;
+        seed.deserialize(Component { word: *word, int: self.int }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.words.len() / 4)
+    }
+}
+
+/// One component of [`Components`].
+struct Component {
+    word: [u8; 4],
+    int: bool,
+}
+
+impl<'de> de::Deserializer<'de> for Component {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.int {
+            visitor.visit_i32(i32::from_le_bytes(self.word))
+        } else {
+            visitor.visit_f32(f32::from_le_bytes(self.word))
         }
     }
 

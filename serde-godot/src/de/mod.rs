@@ -25,8 +25,8 @@ mod access;
 mod path;
 
 use access::{
-    Elements, Entries, FullObjectParts, Handoff, MathDe, NodePathParts, PackedElems, PackedStrings, SignalParts,
-    Tagged, fail, short,
+    Components, Elements, Entries, FullObjectParts, Handoff, MathDe, NodePathParts, PackedElems, PackedStrings,
+    SignalParts, Tagged, fail, short,
 };
 
 /// A serde Deserializer over a byte slice of Godot Variant bytes.
@@ -48,6 +48,8 @@ pub struct Deserializer<'de> {
     input: &'de [u8],
     opts: Options,
     types: &'static [Option<VariantType>; 256],
+    /// Header ids by type in this version (0xFF: none), for the math fast path.
+    ids: &'static [u8; 39],
     /// Untyped ARRAY and DICTIONARY headers in this version (the hot containers).
     array: u32,
     dict: u32,
@@ -88,6 +90,7 @@ impl<'de> Deserializer<'de> {
             input,
             opts,
             types: wire::types_table(opts.version),
+            ids: wire::ids_table(opts.version),
             array,
             dict,
             depth: 0,
@@ -408,6 +411,31 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
+    /// A math type asked for by its own Deserialize: the flat ones (vectors, Quaternion, Color)
+    /// with 32-bit components, the common case, are visited straight from their bytes; anything
+    /// else (nested layouts, 64-bit reals, another type on the wire) goes through
+    /// `deserialize_any`.
+    #[inline]
+    fn math<V: Visitor<'de>>(&mut self, ty: VariantType, visitor: V) -> Result<V::Value> {
+        use VariantType as T;
+        let (components, int) = match ty {
+            T::Vector2 => (2, false),
+            T::Vector3 => (3, false),
+            T::Vector4 | T::Quaternion | T::Color => (4, false),
+            T::Vector2i => (2, true),
+            T::Vector3i => (3, true),
+            T::Vector4i => (4, true),
+            _ => return de::Deserializer::deserialize_any(self, visitor),
+        };
+        let start = self.r.pos();
+        let id = self.ids[ty as usize];
+        if id == 0xFF || self.r.peek_u32() != Some(id as u32) || self.r.remaining() < 4 + 4 * components {
+            return de::Deserializer::deserialize_any(self, visitor);
+        }
+        let bytes = self.r.take(4 + 4 * components)?;
+        visitor.visit_seq(Components { words: &bytes[4..], int }).map_err(|e| e.or_at(start))
+    }
+
     /// `deserialize_struct` for a reserved name.
     #[cold]
     fn magic_struct<V: Visitor<'de>>(&mut self, magic: Magic, visitor: V) -> Result<V::Value> {
@@ -559,6 +587,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         match magic::lookup(name) {
             None => self.structure(fields, visitor),
+            Some(Magic::Math(ty)) => self.math(ty, visitor),
             Some(magic @ (Magic::NodePath | Magic::FullObject)) => self.magic_struct(magic, visitor),
             // Math types and Signal: `deserialize_any` already hands their parts over as sequences.
             Some(_) => self.deserialize_any(visitor),
