@@ -97,7 +97,7 @@ pub(crate) enum Magic {
 }
 
 /// Looks up a serde name; `None` for every name that isn't reserved.
-#[inline]
+#[inline(always)]
 pub(crate) fn lookup(name: &str) -> Option<Magic> {
     if !name.starts_with('$') {
         return None;
@@ -151,67 +151,96 @@ fn key_of(s: &[u8]) -> u128 {
     (first as u128) | ((last as u128) << 64)
 }
 
-macro_rules! reserved {
-    ($($konst:ident $text:literal => $magic:expr,)*) => {
-        /// The keys of the reserved names.
-        #[allow(non_upper_case_globals)]
-        mod keys {
-            $(pub(super) const $konst: u128 = super::key($text.as_bytes());)*
-        }
+/// Every reserved name (without the prefix) that is not a typed-container name.
+const RESERVED: [(&str, Magic); 35] = {
+    use VariantType as T;
+    [
+        ("Vector2", Magic::Math(T::Vector2)),
+        ("Vector2i", Magic::Math(T::Vector2i)),
+        ("Rect2", Magic::Math(T::Rect2)),
+        ("Rect2i", Magic::Math(T::Rect2i)),
+        ("Vector3", Magic::Math(T::Vector3)),
+        ("Vector3i", Magic::Math(T::Vector3i)),
+        ("Transform2D", Magic::Math(T::Transform2D)),
+        ("Vector4", Magic::Math(T::Vector4)),
+        ("Vector4i", Magic::Math(T::Vector4i)),
+        ("Plane", Magic::Math(T::Plane)),
+        ("Quaternion", Magic::Math(T::Quaternion)),
+        ("AABB", Magic::Math(T::Aabb)),
+        ("Basis", Magic::Math(T::Basis)),
+        ("Transform3D", Magic::Math(T::Transform3D)),
+        ("Projection", Magic::Math(T::Projection)),
+        ("Color", Magic::Math(T::Color)),
+        ("StringName", Magic::StringName),
+        ("NodePath", Magic::NodePath),
+        ("RID", Magic::Rid),
+        ("ObjectId", Magic::ObjectId),
+        ("Callable", Magic::Callable),
+        ("Signal", Magic::Signal),
+        ("FullObject", Magic::FullObject),
+        ("PackedInt32Array", Magic::Packed(T::PackedInt32Array)),
+        ("PackedInt64Array", Magic::Packed(T::PackedInt64Array)),
+        ("PackedFloat32Array", Magic::Packed(T::PackedFloat32Array)),
+        ("PackedFloat64Array", Magic::Packed(T::PackedFloat64Array)),
+        ("PackedStringArray", Magic::Packed(T::PackedStringArray)),
+        ("PackedVector2Array", Magic::Packed(T::PackedVector2Array)),
+        ("PackedVector3Array", Magic::Packed(T::PackedVector3Array)),
+        ("PackedColorArray", Magic::Packed(T::PackedColorArray)),
+        ("PackedVector4Array", Magic::Packed(T::PackedVector4Array)),
+        ("Variant", Magic::Variant),
+        ("TypedArray", Magic::TypedArray),
+        ("TypedDictionary", Magic::TypedDictionary),
+    ]
+};
 
-        /// A reserved name (without the prefix) that is not a typed-container name.
-        #[inline(always)]
-        fn by_key(rest: &str) -> Option<Magic> {
-            use VariantType as T;
-            match key_of(rest.as_bytes()) {
-                $(keys::$konst if rest.len() == $text.len() && ($text.len() <= 16 || rest == $text) => Some($magic),)*
-                _ => None,
-            }
-        }
-    };
+/// One slot of [`TABLE`].
+struct Slot {
+    key: u128,
+    name: &'static str,
+    magic: Option<Magic>,
 }
 
-reserved! {
-    Vector2 "Vector2" => Magic::Math(T::Vector2),
-    Vector2i "Vector2i" => Magic::Math(T::Vector2i),
-    Rect2 "Rect2" => Magic::Math(T::Rect2),
-    Rect2i "Rect2i" => Magic::Math(T::Rect2i),
-    Vector3 "Vector3" => Magic::Math(T::Vector3),
-    Vector3i "Vector3i" => Magic::Math(T::Vector3i),
-    Transform2D "Transform2D" => Magic::Math(T::Transform2D),
-    Vector4 "Vector4" => Magic::Math(T::Vector4),
-    Vector4i "Vector4i" => Magic::Math(T::Vector4i),
-    Plane "Plane" => Magic::Math(T::Plane),
-    Quaternion "Quaternion" => Magic::Math(T::Quaternion),
-    Aabb "AABB" => Magic::Math(T::Aabb),
-    Basis "Basis" => Magic::Math(T::Basis),
-    Transform3D "Transform3D" => Magic::Math(T::Transform3D),
-    Projection "Projection" => Magic::Math(T::Projection),
-    Color "Color" => Magic::Math(T::Color),
-    StringName "StringName" => Magic::StringName,
-    NodePath "NodePath" => Magic::NodePath,
-    Rid "RID" => Magic::Rid,
-    ObjectId "ObjectId" => Magic::ObjectId,
-    Callable "Callable" => Magic::Callable,
-    Signal "Signal" => Magic::Signal,
-    FullObject "FullObject" => Magic::FullObject,
-    PackedInt32Array "PackedInt32Array" => Magic::Packed(T::PackedInt32Array),
-    PackedInt64Array "PackedInt64Array" => Magic::Packed(T::PackedInt64Array),
-    PackedFloat32Array "PackedFloat32Array" => Magic::Packed(T::PackedFloat32Array),
-    PackedFloat64Array "PackedFloat64Array" => Magic::Packed(T::PackedFloat64Array),
-    PackedStringArray "PackedStringArray" => Magic::Packed(T::PackedStringArray),
-    PackedVector2Array "PackedVector2Array" => Magic::Packed(T::PackedVector2Array),
-    PackedVector3Array "PackedVector3Array" => Magic::Packed(T::PackedVector3Array),
-    PackedColorArray "PackedColorArray" => Magic::Packed(T::PackedColorArray),
-    PackedVector4Array "PackedVector4Array" => Magic::Packed(T::PackedVector4Array),
-    Variant "Variant" => Magic::Variant,
-    TypedArray "TypedArray" => Magic::TypedArray,
-    TypedDictionary "TypedDictionary" => Magic::TypedDictionary,
+/// The table's size, as a power of two.
+const TABLE_BITS: u32 = 7;
+
+/// The slot of a key (a multiplicative hash of both words; the multiplier is one found to put
+/// every reserved name in a slot of its own).
+#[inline(always)]
+const fn slot_of(key: u128) -> usize {
+    let x = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (x.wrapping_mul(0xF47E_B25C_048D_1FC9) >> (64 - TABLE_BITS)) as usize
+}
+
+/// The reserved names by the slot of their key, built at compile time (which fails if two
+/// names share a slot): one load and compare per lookup.
+static TABLE: [Slot; 1 << TABLE_BITS] = {
+    const EMPTY: Slot = Slot { key: 0, name: "", magic: None };
+    let mut table = [EMPTY; 1 << TABLE_BITS];
+    let mut i = 0;
+    while i < RESERVED.len() {
+        let (name, magic) = RESERVED[i];
+        let key = key(name.as_bytes());
+        let slot = slot_of(key);
+        assert!(table[slot].magic.is_none(), "two reserved names share a slot: change the hash");
+        table[slot] = Slot { key, name, magic: Some(magic) };
+        i += 1;
+    }
+    table
+};
+
+/// A reserved name (without the prefix) that is not a typed-container name.
+#[inline(always)]
+fn by_key(rest: &str) -> Option<Magic> {
+    let key = key_of(rest.as_bytes());
+    let slot = &TABLE[slot_of(key)];
+    let same = slot.key == key && slot.name.len() == rest.len() && (rest.len() <= 16 || slot.name == rest);
+    if same { slot.magic } else { None }
 }
 
 /// A name starting with `$`: the prefix, then the name's key (the math types are looked up on
-/// every value), then the typed-container families.
-#[inline(never)]
+/// every value), then the typed-container families. Inlined: serde names are constants, so
+/// the compiler folds the whole lookup of a reserved name to its answer.
+#[inline(always)]
 fn lookup_reserved(name: &str) -> Option<Magic> {
     let rest = name.strip_prefix(PREFIX)?;
     by_key(rest).or_else(|| family(rest))
@@ -219,6 +248,7 @@ fn lookup_reserved(name: &str) -> Option<Magic> {
 
 /// `ArrayOf::T`, `DictKey::T`, `DictValue::T`.
 #[cold]
+#[inline(never)]
 fn family(rest: &str) -> Option<Magic> {
     let (family, type_name) = rest.split_once("::")?;
     let ty = VariantType::ALL.iter().copied().find(|ty| ty.name() == type_name)?;

@@ -347,7 +347,12 @@ pub(crate) fn short_eq_no_nul(a: &[u8], b: &[u8]) -> Option<bool> {
         return Some(false);
     }
     if a.len() < 4 {
-        return Some(a == b && !a.contains(&0));
+        // Up to 3 bytes: first, middle and last cover them all (no `memcmp` / `memchr` call).
+        let Some((&first, &last)) = a.first().zip(a.last()) else { return Some(true) };
+        let mid = a[a.len() / 2];
+        return Some(
+            (first, mid, last) == (b[0], b[b.len() / 2], b[b.len() - 1]) && first != 0 && mid != 0 && last != 0,
+        );
     }
     let (head, tail) = short_words(a)?;
     Some((head, tail) == short_words(b)? && !zero_byte(head) && !zero_byte(tail))

@@ -239,7 +239,7 @@ impl<'s, 'a, O: Output> ser::Serializer for &'s mut Serializer<'a, O> {
         self.begin_dict(len)
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'s, 'a, O>> {
         match magic::lookup(name) {
             None => self.begin_struct(len, 0),

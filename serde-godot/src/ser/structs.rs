@@ -26,7 +26,7 @@ impl<'a, O: Output> Serializer<'a, O> {
 
     /// A math type (Vector2…Projection, Color): its header, then components written in place
     /// (the hot Godot types: kept out of the cold path of the other special structs).
-    #[inline]
+    #[inline(always)]
     pub(super) fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
         self.header(ty, 0)?;
         let layout = Layout::of(ty).expect("math type");
@@ -88,32 +88,33 @@ pub struct Struct<'s, 'a, O: Output = Vec<u8>> {
 impl<O: Output> Struct<'_, '_, O> {
     #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        if self.kind == StructKind::Array {
-            self.ser.check_depth()?;
-            self.open.count += 1;
-            value.serialize(&mut *self.ser)
-        } else if self.kind == StructKind::Dict {
-            self.ser.check_depth()?;
-            self.open.count += 1;
-            self.ser.string(key)?;
-            value.serialize(&mut *self.ser)
-        } else if let StructKind::Raw(_) = self.kind {
-            value.serialize(Raw::new(&mut self.ser.out, Accept::MATH))
-        } else {
+        // `match`, not `==`: comparing the kind with the derived `PartialEq` compares the
+        // `Raw` payload too, on every field.
+        match self.kind {
+            StructKind::Array => {
+                self.ser.check_depth()?;
+                self.open.count += 1;
+                value.serialize(&mut *self.ser)
+            }
+            StructKind::Dict => {
+                self.ser.check_depth()?;
+                self.open.count += 1;
+                self.ser.string(key)?;
+                value.serialize(&mut *self.ser)
+            }
+            StructKind::Raw(_) => value.serialize(Raw::new(&mut self.ser.out, Accept::MATH)),
             // Through the serializer, not `self`: keeping the compound's address private lets
             // it live in registers on the hot path.
-            self.ser.special_field(self.kind, key, value)
+            kind => self.ser.special_field(kind, key, value),
         }
     }
 
     #[inline(always)]
     fn end_struct(self) -> Result<()> {
-        if matches!(self.kind, StructKind::Dict | StructKind::Array) {
-            self.ser.close(self.open)
-        } else if matches!(self.kind, StructKind::Raw(_)) && self.ser.out.len() == self.at {
-            Ok(())
-        } else {
-            self.ser.special_end(self.kind, self.at, self.open)
+        match self.kind {
+            StructKind::Dict | StructKind::Array => self.ser.close(self.open),
+            StructKind::Raw(_) if self.ser.out.len() == self.at => Ok(()),
+            kind => self.ser.special_end(kind, self.at, self.open),
         }
     }
 }
