@@ -600,14 +600,22 @@ pub(crate) fn put_str_body<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Appends a complete value: `header`, then the string body (STRING, STRING_NAME).
-#[inline]
+/// Appends a complete value: `header`, then the string body (STRING, STRING_NAME). Strings of
+/// up to 16 bytes (names, field names) inline; longer ones out of line.
+#[inline(always)]
 pub(crate) fn put_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
-    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
     if s.len() <= 16 {
+        let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
         out.put_short(word, s);
         return Ok(());
     }
+    put_long_str_value(out, header, s)
+}
+
+/// [`put_str_value`] of a string longer than 16 bytes.
+#[inline(never)]
+fn put_long_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
+    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
     len_u32(s.len())?;
     out.reserve(s.len() + 12);
     out.put(&word);

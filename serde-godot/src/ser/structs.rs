@@ -21,6 +21,11 @@ impl<'a, O: Output> Serializer<'a, O> {
         };
         let mut open = self.open(header, Some(len))?;
         open.levels += levels;
+        // The announced fields all sit one level down: their depth is checked once, here (a
+        // field beyond the announced count is checked on its own).
+        if len > 0 {
+            self.check_depth()?;
+        }
         Ok(Struct { ser: self, open, kind, at: 0 })
     }
 
@@ -92,12 +97,12 @@ impl<O: Output> Struct<'_, '_, O> {
         // `Raw` payload too, on every field.
         match self.kind {
             StructKind::Array => {
-                self.ser.check_depth()?;
+                self.extra_field_depth()?;
                 self.open.count += 1;
                 value.serialize(&mut *self.ser)
             }
             StructKind::Dict => {
-                self.ser.check_depth()?;
+                self.extra_field_depth()?;
                 self.open.count += 1;
                 self.ser.string(key)?;
                 value.serialize(&mut *self.ser)
@@ -107,6 +112,13 @@ impl<O: Output> Struct<'_, '_, O> {
             // it live in registers on the hot path.
             kind => self.ser.special_field(kind, key, value),
         }
+    }
+
+    /// The depth check of a field beyond the announced count (the others were checked when the
+    /// struct was opened).
+    #[inline(always)]
+    fn extra_field_depth(&self) -> Result<()> {
+        if self.open.count >= self.open.len { self.ser.check_depth() } else { Ok(()) }
     }
 
     #[inline(always)]
