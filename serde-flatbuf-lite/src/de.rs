@@ -56,6 +56,9 @@ pub struct Deserializer<'de> {
     layouts: Option<Layouts>,
     /// The root type's placeholder-free unions (see `plan.rs`).
     pub(crate) plan: Option<Arc<Plan>>,
+    /// Whether a struct's field list uses explicit ids, for the last few lists seen (by address: serde's
+    /// field lists are statics), so the names are scanned once per type instead of once per table.
+    explicit_ids: [(usize, usize, bool); 4],
     /// Answers of `Options::inline_struct` for the struct names seen lately.
     inline_cache: InlineCache,
 }
@@ -79,6 +82,7 @@ impl<'de> Deserializer<'de> {
             elem: Shape::default(),
             layouts: None,
             plan: None,
+            explicit_ids: [(0, 0, false); 4],
             inline_cache: InlineCache::default(),
         }
     }
@@ -87,6 +91,17 @@ impl<'de> Deserializer<'de> {
     #[inline]
     fn is_inline(&mut self, name: &'static str) -> bool {
         self.inline_cache.is_inline(&self.opts, name)
+    }
+
+    /// [`has_explicit_ids`], cached by the list's address.
+    #[inline]
+    fn explicit_ids(&mut self, fields: &'static [&'static str]) -> bool {
+        let key = (fields.as_ptr() as usize, fields.len());
+        let entry = &mut self.explicit_ids[(key.0 >> 4) & 3];
+        if (entry.0, entry.1) != key {
+            *entry = (key.0, key.1, has_explicit_ids(fields));
+        }
+        entry.2
     }
 
     pub(crate) fn set_layouts(&mut self, layouts: Layouts) {
@@ -180,7 +195,7 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let table = self.enter_table(pos)?;
-        let explicit = has_explicit_ids(fields);
+        let explicit = self.explicit_ids(fields);
         let unions = match &self.plan {
             Some(plan) => plan.unions(name),
             None => 0,
