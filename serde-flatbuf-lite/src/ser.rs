@@ -843,7 +843,7 @@ impl StructSer<'_> {
     }
 }
 
-struct_impls!(StructSer<'_> => Mark);
+struct_impls!(StructSer<'_> => Mark, Error);
 
 /// A named struct: a table, or an inline struct when configured so.
 #[doc(hidden)]

@@ -12,8 +12,38 @@
 
 use serde_core::ser::{self, Serialize};
 
+use std::fmt;
+
 use super::structs::struct_impls;
-use crate::error::{Error, Result};
+use crate::error::Error;
+
+/// Why [`Packed`] gave up on an element (never seen by users: the general writer takes over). A unit type, so
+/// the members' `Result`s are a flag with nothing to drop (an [`Error`] would be dropped, out of line, after
+/// every nested struct).
+#[derive(Debug)]
+pub(super) struct Refused;
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a packed element")
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl ser::Error for Refused {
+    fn custom<T: fmt::Display>(_msg: T) -> Self {
+        Refused
+    }
+}
+
+impl From<Error> for Refused {
+    fn from(_: Error) -> Self {
+        Refused
+    }
+}
+
+type Result<T> = std::result::Result<T, Refused>;
 
 /// The bulk writer of one element: its bytes (exactly the element size), the next offset, and the struct
 /// name the element must have (learned from the first element).
@@ -87,11 +117,11 @@ fn top_bit(mask: usize) -> usize {
     1 << (usize::BITS - 1 - (mask | 1).leading_zeros())
 }
 
-/// Why [`Packed`] gave up on an element (never seen by users: the general writer takes over).
+/// [`Refused`], on the cold path.
 #[cold]
 #[inline(never)]
-fn refused() -> Error {
-    Error::unsupported("not a packed element")
+fn refused() -> Refused {
+    Refused
 }
 
 /// Writes one member (or, with `TOP`, the element itself).
@@ -110,14 +140,14 @@ macro_rules! packed_scalars {
 
 impl<'p, 'a, const TOP: bool> ser::Serializer for Member<'p, 'a, TOP> {
     type Ok = ();
-    type Error = Error;
-    type SerializeSeq = ser::Impossible<(), Error>;
+    type Error = Refused;
+    type SerializeSeq = ser::Impossible<(), Refused>;
     type SerializeTuple = Nested<'p, 'a>;
     type SerializeTupleStruct = Nested<'p, 'a>;
-    type SerializeTupleVariant = ser::Impossible<(), Error>;
-    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Refused>;
+    type SerializeMap = ser::Impossible<(), Refused>;
     type SerializeStruct = Nested<'p, 'a>;
-    type SerializeStructVariant = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Refused>;
 
     fn is_human_readable(&self) -> bool {
         false
@@ -276,4 +306,4 @@ impl Nested<'_, '_> {
     }
 }
 
-struct_impls!(Nested<'_, '_> => ());
+struct_impls!(Nested<'_, '_> => (), Refused);

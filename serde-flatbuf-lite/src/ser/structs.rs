@@ -111,52 +111,56 @@ impl NestedSer<'_> {
 
 /// The tuple, tuple-struct and struct impls of an inline-struct serializer with `member` and `finish` methods.
 macro_rules! struct_impls {
-    ($($ty:ty => $ok:ty),*) => {$(
+    ($($ty:ty => $ok:ty, $err:ty);*) => {$(
         impl ser::SerializeTuple for $ty {
             type Ok = $ok;
-            type Error = Error;
+            type Error = $err;
 
             #[inline(always)]
-            fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+            fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> std::result::Result<(), $err> {
                 self.member(value)
             }
 
             #[inline(always)]
-            fn end(self) -> Result<$ok> {
+            fn end(self) -> std::result::Result<$ok, $err> {
                 self.finish()
             }
         }
 
         impl ser::SerializeTupleStruct for $ty {
             type Ok = $ok;
-            type Error = Error;
+            type Error = $err;
 
             #[inline(always)]
-            fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+            fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> std::result::Result<(), $err> {
                 self.member(value)
             }
 
             #[inline(always)]
-            fn end(self) -> Result<$ok> {
+            fn end(self) -> std::result::Result<$ok, $err> {
                 self.finish()
             }
         }
 
         impl ser::SerializeStruct for $ty {
             type Ok = $ok;
-            type Error = Error;
+            type Error = $err;
 
             #[inline(always)]
-            fn serialize_field<T: ?Sized + Serialize>(&mut self, _key: &'static str, value: &T) -> Result<()> {
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                _key: &'static str,
+                value: &T,
+            ) -> std::result::Result<(), $err> {
                 self.member(value)
             }
 
-            fn skip_field(&mut self, key: &'static str) -> Result<()> {
-                Err($crate::ser::structs::skip_in_struct(key))
+            fn skip_field(&mut self, key: &'static str) -> std::result::Result<(), $err> {
+                Err($crate::ser::structs::skip_in_struct(key).into())
             }
 
             #[inline(always)]
-            fn end(self) -> Result<$ok> {
+            fn end(self) -> std::result::Result<$ok, $err> {
                 self.finish()
             }
         }
@@ -165,7 +169,7 @@ macro_rules! struct_impls {
 
 pub(super) use struct_impls;
 
-struct_impls!(NestedSer<'_> => ());
+struct_impls!(NestedSer<'_> => (), Error);
 
 #[cold]
 pub(super) fn skip_in_struct(key: &str) -> Error {
