@@ -1,7 +1,7 @@
 //! serde-flatbuf-lite's decoder on arbitrary bytes: it must return `Ok` or `Err`, never panic, overflow the
-//! stack or allocate beyond its limits — through owned, borrowed, recursive, union, struct, map and
-//! explicit-id types. Whatever decodes must survive a re-encode: encoding the decoded value and decoding
-//! that again gives the same bytes.
+//! stack or allocate beyond its limits — through owned, borrowed, recursive, union (with and without
+//! `UnionType` placeholders), struct, map and explicit-id types. Whatever decodes must survive a re-encode:
+//! encoding the decoded value and decoding that again gives the same bytes.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -94,6 +94,30 @@ struct WithIds {
     s: Option<String>,
 }
 
+/// Unions without `UnionType` placeholders: slots from the type the decoder traces (two per union).
+#[derive(Serialize, Deserialize)]
+struct MonsterP {
+    pos: Option<Vec3>,
+    #[serde(default)]
+    hp: i16,
+    equipped: Option<Equipment>,
+    name: Option<String>,
+    second: Option<Equipment>,
+    #[serde(default)]
+    level: u8,
+}
+
+/// An explicit id on a union without placeholder: its value in slot 3, its type in slot 2.
+#[derive(Serialize, Deserialize)]
+struct WithIdsP {
+    #[serde(rename = "a#0", default)]
+    a: i32,
+    #[serde(rename = "u#3")]
+    u: Option<Equipment>,
+    #[serde(rename = "s#1")]
+    s: Option<String>,
+}
+
 /// Decodes `data` as `$ty`; if that works, re-encodes and checks that the second round trip is stable.
 macro_rules! check {
     ($ty:ty, $opts:expr, $data:expr) => {{
@@ -112,6 +136,8 @@ fuzz_target!(|data: &[u8]| {
     check!(Monster, &plain, data);
     check!(Node<'_>, &plain, data);
     check!(WithIds, &plain, data);
+    check!(MonsterP, &plain, data);
+    check!(WithIdsP, &plain, data);
     let framed = Options::new().inline_struct("Vec3").size_prefixed(true).file_identifier(*b"MONS");
     check!(Monster, &framed, data);
 });
