@@ -89,6 +89,7 @@ fn main() {
     rig::kiprop::bench(&mut c, &data, &mut rows);
     rows.extend(rig::flatbuf::bench(&mut c, &data));
     rig::brson::bench(&mut c, &data);
+    rig::liblzma::bench(&mut c);
     rig::godot::bench(&mut c, &data);
     rig::o3de::bench(&mut c);
 

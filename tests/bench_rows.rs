@@ -30,6 +30,13 @@ fn bitcode_and_wincode_derive_rows_round_trip() {
 }
 
 #[test]
+fn liblzma_and_lzma_rust2_read_each_other() {
+    let world = rig::brson::world_with(600);
+    let bson = serde_gamefmt::brson::bson::serialize_to_vec(&world).unwrap();
+    rig::liblzma::check(&bson);
+}
+
+#[test]
 fn kiprop_rows_round_trip() {
     rig::kiprop::check(&Datasets::generate(0.05));
 }

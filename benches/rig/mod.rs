@@ -15,6 +15,7 @@ pub mod flatbuf;
 pub mod godot;
 pub mod kiprop;
 pub mod leaders;
+pub mod liblzma;
 pub mod o3de;
 pub mod report;
 
