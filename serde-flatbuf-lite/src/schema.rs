@@ -462,9 +462,20 @@ impl<'o> Tracer<'o> {
     fn define(&mut self, name: &str, def: Def) -> Result<()> {
         if let Some(old) = self.defs.get_mut(name) {
             match (old, def) {
-                (Def::Enum { .. }, Def::Enum { .. })
-                | (Def::Struct { .. }, Def::Struct { .. })
-                | (Def::Union { .. }, Def::Enum { .. }) => {}
+                (Def::Enum { variants: old }, Def::Enum { variants }) => {
+                    if *old != variants {
+                        return Err(Error::unsupported(format!("two different enums are named `{name}`")));
+                    }
+                }
+                (Def::Struct { members: old, array: old_array }, Def::Struct { members, array }) => {
+                    let same = old.len() == members.len()
+                        && old.iter().zip(&members).all(|(a, b)| a.0 == b.0 && compatible(&a.1, &b.1))
+                        && *old_array == array;
+                    if !same {
+                        return Err(Error::unsupported(format!("two different structs are named `{name}`")));
+                    }
+                }
+                (Def::Union { .. }, Def::Enum { .. }) => {}
                 // An enum traced through a unit variant first, then through one carrying data: a union.
                 (old @ Def::Enum { .. }, new @ Def::Union { .. }) => *old = new,
                 (Def::Union { members: old }, Def::Union { members }) => {
@@ -476,7 +487,14 @@ impl<'o> Tracer<'o> {
                     }
                 }
                 (Def::Table { fields: old, .. }, Def::Table { fields, .. }) => {
-                    if old.len() != fields.len() || old.iter().zip(&fields).any(|(a, b)| a.name != b.name) {
+                    // Same field names, and types that can be the same type seen twice (one visit cut off at
+                    // a recursion, or an enum seen through a unit variant before one carrying data). Anything
+                    // else is a second Rust type with this name: one schema cannot describe both, and the
+                    // union plan (keyed by table name) would give one of them the other's slots.
+                    let differ = |a: &FieldDef, b: &FieldDef| {
+                        a.name != b.name || a.default != b.default || !compatible(&a.ty, &b.ty)
+                    };
+                    if old.len() != fields.len() || old.iter().zip(&fields).any(|(a, b)| differ(a, b)) {
                         return Err(Error::unsupported(format!("two different types are named `{name}`")));
                     }
                     // Complete types learned at a deeper, cut-off visit.
@@ -494,6 +512,18 @@ impl<'o> Tracer<'o> {
         self.defs.insert(name.to_owned(), def);
         self.order.push(name.to_owned());
         Ok(())
+    }
+}
+
+/// Whether `a` and `b` can be one type traced twice: equal, or equal but for a part cut off at a recursion
+/// ([`Ty::Unknown`]) or an enum that one visit saw as a union.
+fn compatible(a: &Ty, b: &Ty) -> bool {
+    match (a, b) {
+        (Ty::Unknown, _) | (_, Ty::Unknown) => true,
+        (Ty::Vector(x), Ty::Vector(y)) => compatible(x, y),
+        (Ty::Map(k1, v1), Ty::Map(k2, v2)) => compatible(k1, k2) && compatible(v1, v2),
+        (Ty::Enum(x) | Ty::Union(x), Ty::Enum(y) | Ty::Union(y)) => x == y,
+        _ => a == b,
     }
 }
 

@@ -275,3 +275,81 @@ fn union_consistency_follows_the_official_verifier() {
     // A type the enum does not have.
     assert!(read(&raw(&[(0, 9)], Some(1))).is_err());
 }
+
+/// Two Rust types with one serde name, the same field names and a union in one of them only.
+mod twin_a {
+    use super::*;
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub(crate) struct Item {
+        pub(crate) kit: Option<Kit>,
+        pub(crate) weight: Option<u32>,
+    }
+}
+
+mod twin_b {
+    use super::*;
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub(crate) struct Item {
+        pub(crate) kit: Option<u32>,
+        pub(crate) weight: Option<u32>,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Twins {
+    a: Option<twin_a::Item>,
+    b: Option<twin_b::Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Inline(u8, u16);
+
+mod inline_b {
+    use super::*;
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "Inline")]
+    pub(crate) struct Inline(pub(crate) u8, pub(crate) u32);
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct InlineTwins {
+    a: Inline,
+    b: inline_b::Inline,
+}
+
+/// Regression: two types named alike used to merge into one table definition when their field *names*
+/// matched, so `twin_b::Item` took `twin_a::Item`'s union slots (its `weight` written one slot off) and the
+/// emitted schema described only one of them. Now the trace refuses them, so no union plan is guessed:
+/// the type without unions still round-trips, and the union of the other fails loudly instead of taking
+/// wrong slots.
+#[test]
+fn same_named_types_with_different_fields_are_refused_not_merged() {
+    let e = Schema::trace::<Twins>(&Options::new()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
+    assert!(e.message().contains("two different types are named `Item`"), "{e}");
+    assert!(serde_flatbuf_lite::learn::<Twins>().is_err());
+    let e = Schema::trace::<InlineTwins>(&Options::new()).unwrap_err();
+    assert!(e.message().contains("two different structs are named `Inline`"), "{e}");
+
+    let plain = Twins { a: None, b: Some(twin_b::Item { kit: Some(3), weight: Some(9) }) };
+    let bytes = serde_flatbuf_lite::to_vec(&plain).unwrap();
+    assert_eq!(serde_flatbuf_lite::from_slice::<Twins>(&bytes).unwrap(), plain);
+    // `b`'s table has `kit` in slot 0 and `weight` in slot 1 (no union shift), as a root where
+    // `twin_b::Item` is the only `Item` reads it.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Empty {}
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename = "Twins")]
+    struct OnlyB {
+        #[allow(dead_code)]
+        a: Option<Empty>,
+        b: Option<twin_b::Item>,
+    }
+    assert_eq!(
+        serde_flatbuf_lite::from_slice::<OnlyB>(&bytes).unwrap().b,
+        Some(twin_b::Item { kit: Some(3), weight: Some(9) })
+    );
+    let with_union =
+        Twins { a: Some(twin_a::Item { kit: Some(Kit::Sword(Sword { damage: 1 })), weight: Some(2) }), b: None };
+    assert!(serde_flatbuf_lite::to_vec(&with_union).is_err());
+}
