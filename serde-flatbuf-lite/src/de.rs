@@ -7,8 +7,6 @@
 //! is bounded by the depth, table-count and apparent-size limits of [`Options`]. Hostile input gives an
 //! `Err`, never a panic.
 
-use std::sync::Arc;
-
 use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -55,7 +53,7 @@ pub struct Deserializer<'de> {
     elem: Shape,
     layouts: Option<Layouts>,
     /// The root type's placeholder-free unions (see `plan.rs`).
-    pub(crate) plan: Option<Arc<Plan>>,
+    pub(crate) plan: Option<&'static Plan>,
     /// Whether a struct's field list uses explicit ids, for the last few lists seen (by address: serde's
     /// field lists are statics), so the names are scanned once per type instead of once per table.
     explicit_ids: [(usize, usize, bool); 4],

@@ -134,7 +134,7 @@ impl Options {
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let plan = plan::of::<T>(self);
         let mut de = Deserializer::with_options(bytes, self);
-        de.plan = plan.clone();
+        de.plan = plan;
         match T::deserialize(&mut de) {
             Ok(value) => {
                 de.end()?;

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock};
 
 use serde_core::Deserialize;
 
@@ -61,63 +61,81 @@ pub(crate) fn is_union(unions: u64, index: usize) -> bool {
 }
 
 /// The registry: type name → plan (`None` for a type without placeholder-free unions or one that could not
-/// be traced). Entries are never removed; a type is traced at most a few times (racing threads).
+/// be traced). Entries are never removed; a type is traced at most a few times (racing threads, or
+/// [`learn`] called again). Plans live for the process (`&'static`, so a decode looks one up with no
+/// reference count): each distinct plan is leaked once and shared by every later registration equal to it,
+/// so the memory kept is bounded by the distinct plans of the program's types, not by how often they are
+/// learned.
 static REGISTRY: RwLock<Option<Registry>> = RwLock::new(None);
 
-type Registry = HashMap<&'static str, Option<Arc<Plan>>>;
+struct Registry {
+    types: HashMap<&'static str, Option<&'static Plan>>,
+    /// Every plan ever registered, once each.
+    plans: Vec<&'static Plan>,
+}
+
 /// Bumped on every registration, so thread-local caches of misses are refreshed.
 static GENERATION: AtomicUsize = AtomicUsize::new(1);
 
 /// One cached lookup per thread: (type name address, length, generation, the registry's answer).
-type LastLookup = (usize, usize, usize, Option<Option<Arc<Plan>>>);
+type LastLookup = (usize, usize, usize, Option<Option<&'static Plan>>);
 
 thread_local! {
-    static LAST: std::cell::RefCell<LastLookup> = const { std::cell::RefCell::new((0, 0, 0, None)) };
+    static LAST: std::cell::Cell<LastLookup> = const { std::cell::Cell::new((0, 0, 0, None)) };
 }
 
-fn register(type_name: &'static str, plan: Option<Arc<Plan>>) {
+fn register(type_name: &'static str, plan: Option<Plan>) -> Option<&'static Plan> {
     let mut guard = REGISTRY.write().unwrap_or_else(PoisonError::into_inner);
-    guard.get_or_insert_with(HashMap::new).insert(type_name, plan);
+    let registry = guard.get_or_insert_with(|| Registry { types: HashMap::new(), plans: Vec::new() });
+    let plan = plan.map(|plan| match registry.plans.iter().find(|p| ***p == plan) {
+        Some(&same) => same,
+        None => {
+            let leaked: &'static Plan = Box::leak(Box::new(plan));
+            registry.plans.push(leaked);
+            leaked
+        }
+    });
+    registry.types.insert(type_name, plan);
     GENERATION.fetch_add(1, Ordering::Release);
+    plan
 }
 
 /// What the registry knows about `type_name`: `Some(plan)` once learned (`plan` `None` when the type needs
 /// none), `None` if it was never learned. One thread-local comparison after the first call on a thread.
 #[inline]
-fn lookup(name: &'static str) -> Option<Option<Arc<Plan>>> {
+fn lookup(name: &'static str) -> Option<Option<&'static Plan>> {
     let generation = GENERATION.load(Ordering::Acquire);
     let key = (name.as_ptr() as usize, name.len(), generation);
     LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        if (last.0, last.1, last.2) == key {
-            return last.3.clone();
+        let cached = last.get();
+        if (cached.0, cached.1, cached.2) == key {
+            return cached.3;
         }
         let found = {
             let guard = REGISTRY.read().unwrap_or_else(PoisonError::into_inner);
-            guard.as_ref().and_then(|m| m.get(name).cloned())
+            guard.as_ref().and_then(|r| r.types.get(name).copied())
         };
-        *last = (key.0, key.1, key.2, found.clone());
+        last.set((key.0, key.1, key.2, found));
         found
     })
 }
 
 /// The plan of `T` if it is known (encoding, where `T` cannot be traced).
 #[inline]
-pub(crate) fn known<T: ?Sized>() -> Option<Arc<Plan>> {
+pub(crate) fn known<T: ?Sized>() -> Option<&'static Plan> {
     lookup(std::any::type_name::<T>()).flatten()
 }
 
 /// The plan of `T`, tracing `T` on its first use (decoding). A type that cannot be traced gets none: its
 /// placeholder-free unions then fail to decode, everything else is unaffected.
 #[inline]
-pub(crate) fn of<'de, T: Deserialize<'de>>(opts: &Options) -> Option<Arc<Plan>> {
+pub(crate) fn of<'de, T: Deserialize<'de>>(opts: &Options) -> Option<&'static Plan> {
     let name = std::any::type_name::<T>();
     if let Some(plan) = lookup(name) {
         return plan;
     }
-    let plan = crate::schema::trace_plan::<T>(opts).ok().filter(|p| !p.is_empty()).map(Arc::new);
-    register(name, plan.clone());
-    plan
+    let plan = crate::schema::trace_plan::<T>(opts).ok().filter(|p| !p.is_empty());
+    register(name, plan)
 }
 
 /// Learns `T`'s layout for encoding: which of its tables' fields are unions without a `UnionType`
@@ -125,6 +143,6 @@ pub(crate) fn of<'de, T: Deserialize<'de>>(opts: &Options) -> Option<Arc<Plan>> 
 pub(crate) fn learn<'de, T: Deserialize<'de>>(opts: &Options) -> Result<()> {
     let name = std::any::type_name::<T>();
     let plan = crate::schema::trace_plan::<T>(opts)?;
-    register(name, (!plan.is_empty()).then(|| Arc::new(plan)));
+    register(name, (!plan.is_empty()).then_some(plan));
     Ok(())
 }

@@ -8,7 +8,6 @@
 //! scratch vector (serde gives elements first to last) and copied in once.
 
 use std::io::Write;
-use std::sync::Arc;
 
 use serde_core::ser::{self, Serialize};
 
@@ -79,7 +78,7 @@ pub struct Serializer {
     /// Answers of `Options::inline_struct` for the struct names seen lately.
     inline_cache: InlineCache,
     /// The root type's placeholder-free unions, if learned (see `plan.rs`).
-    plan: Option<Arc<Plan>>,
+    plan: Option<&'static Plan>,
 }
 
 /// The encoding entry points.

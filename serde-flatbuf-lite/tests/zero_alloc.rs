@@ -181,3 +181,40 @@ fn to_slice_reports_a_slice_too_small() {
     let err = serde_flatbuf_lite::to_slice(&m, &mut out).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::BufferTooSmall, "{err}");
 }
+
+/// A table whose union has no placeholder, so learning it keeps a plan.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Learned {
+    a: Option<u8>,
+    kit: Option<LearnedKit>,
+    b: Option<u8>,
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+enum LearnedKit {
+    Weapon(LearnedWeapon),
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct LearnedWeapon {
+    damage: i16,
+}
+
+/// Regression for the process-wide plan registry (plans are kept for the process, as `&'static`): learning
+/// the same type again and again keeps no more memory than learning it once, so a caller that calls
+/// `learn` per message does not leak.
+#[test]
+fn learning_a_type_again_keeps_no_more_memory() {
+    serde_flatbuf_lite::learn::<Learned>().unwrap();
+    let ((), once) = testkit::alloc::measure(|| serde_flatbuf_lite::learn::<Learned>().unwrap());
+    let ((), many) = testkit::alloc::measure(|| {
+        for _ in 0..200 {
+            serde_flatbuf_lite::learn::<Learned>().unwrap();
+        }
+    });
+    assert!(once.count > 0, "learning traces the type: {once:?}");
+    assert_eq!(many.peak, once.peak, "200 learns kept memory: {many:?} against one: {once:?}");
+}
