@@ -73,6 +73,16 @@ pub struct Datasets {
     pub mk48: datasets::Updates,
 }
 
+/// The rig's criterion settings (1 s warm-up, 3 s of 20 samples, no plots), then the command line's.
+pub fn criterion() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
+        .sample_size(20)
+        .without_plots()
+        .configure_from_args()
+}
+
 impl Datasets {
     /// Generates all four datasets, each scaled by `scale` (at least one item each).
     pub fn generate(scale: f64) -> Self {
