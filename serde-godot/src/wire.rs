@@ -501,8 +501,8 @@ impl<'de> Reader<'de> {
     #[inline]
     pub(crate) fn count(&mut self, max_len: usize) -> Result<usize> {
         let at = self.pos();
-        let raw = self.u32()? & COUNT_MASK;
-        check_len(raw as usize, max_len, at)
+        let raw = self.u32()?;
+        count_of(raw, max_len, at)
     }
 
     /// Length-prefixed, zero-padded UTF-8 (STRING and STRING_NAME payloads, NodePath and
@@ -519,6 +519,13 @@ impl<'de> Reader<'de> {
         self.rest = tail;
         godot_str(&padded[..len]).ok_or_else(|| Error::at(ErrorKind::InvalidUtf8, at + 4))
     }
+}
+
+/// An Array / Dictionary count already read (at `at`): bit 31 masked off, checked against
+/// `max_len`.
+#[inline]
+pub(crate) fn count_of(raw: u32, max_len: usize, at: usize) -> Result<usize> {
+    check_len((raw & COUNT_MASK) as usize, max_len, at)
 }
 
 #[inline]

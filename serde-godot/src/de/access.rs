@@ -47,8 +47,9 @@ pub(super) struct Elements<'a, 'de> {
     pub(super) count: usize,
     /// The field names when the Array is a struct (Array form): its errors name the field.
     pub(super) names: &'static [&'static str],
-    /// How many elements a visitor may reserve room for (`Reader::prealloc`).
-    pub(super) hint: usize,
+    /// How many elements a visitor may reserve room for (`Reader::prealloc`); `None` for a
+    /// struct in Array form (no size hint).
+    pub(super) hint: Option<usize>,
 }
 
 impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
@@ -68,7 +69,7 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         // Never more than the input can hold, nested containers included.
-        Some(self.remaining.min(self.hint))
+        self.hint.map(|hint| self.remaining.min(hint))
     }
 }
 

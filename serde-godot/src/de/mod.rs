@@ -171,20 +171,34 @@ impl<'de> Deserializer<'de> {
         visitor.visit_i64(value).map_err(|e: Error| e.or_at(start))
     }
 
+    /// An untyped ARRAY or DICTIONARY header and its raw count, read as one 8-byte word; `None`
+    /// (nothing consumed) for any other header or fewer than 8 bytes.
+    #[inline(always)]
+    fn open_container(&mut self) -> Option<(u32, u32)> {
+        let (array, dict) = (self.array, self.dict);
+        let word = self.r.word_if(|w| w as u32 == array || w as u32 == dict)?;
+        Some((word as u32, (word >> 32) as u32))
+    }
+
+    /// What [`Self::open_container`] did not take: an ARRAY or DICTIONARY header without room
+    /// for its count (an error at the count), or any other value.
+    #[inline(never)]
+    fn not_container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header == self.array || header == self.dict {
+            return Err(self.r.eof());
+        }
+        self.slow(start, header, visitor)
+    }
+
     /// A container for the seq / struct fast paths.
     #[inline]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
-        let header = self.r.u32()?;
-        let result = if header == self.array {
-            let count = self.r.count(self.opts.max_len)?;
-            self.seq(count, &[], visitor)
-        } else if header == self.dict {
-            let count = self.r.count(self.opts.max_len)?;
-            self.map(count, visitor)
-        } else {
-            return self.slow(start, header, visitor);
-        };
+        let Some((header, raw)) = self.open_container() else { return self.not_container(visitor) };
+        let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
+        let result = if header == self.array { self.seq(count, &[], visitor) } else { self.map(count, visitor) };
         result.map_err(|e| e.or_at(start))
     }
 
@@ -193,18 +207,15 @@ impl<'de> Deserializer<'de> {
     #[inline]
     fn structure<V: Visitor<'de>>(&mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
-        let header = self.r.u32()?;
+        let Some((header, raw)) = self.open_container() else { return self.not_container(visitor) };
+        let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
         let result = if header == self.array {
-            let count = self.r.count(self.opts.max_len)?;
-            self.seq(count, fields, visitor)
-        } else if header == self.dict {
-            let count = self.r.count(self.opts.max_len)?;
+            self.elements(count, fields, None, visitor)
+        } else {
             let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
             let result = self.map(count, visitor);
             (self.fields, self.next_field) = saved;
             result
-        } else {
-            return self.slow(start, header, visitor);
         };
         result.map_err(|e| e.or_at(start))
     }
@@ -308,17 +319,31 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Visits the elements of an Array.
-    #[inline]
     ///
     /// `names` are the struct's field names when the Array is a struct (for error paths).
+    #[inline]
     fn seq<V: Visitor<'de>>(&mut self, count: usize, names: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        // Every element takes at least 4 bytes.
+        let hint = self.r.prealloc(count, 4);
+        self.elements(count, names, Some(hint), visitor)
+    }
+
+    /// Visits the elements of an Array; `hint` is what the visitor may reserve for (`None` for
+    /// a struct in Array form: serde's derived visitors never ask, so nothing is reserved for
+    /// them).
+    #[inline]
+    fn elements<V: Visitor<'de>>(
+        &mut self,
+        count: usize,
+        names: &'static [&'static str],
+        hint: Option<usize>,
+        visitor: V,
+    ) -> Result<V::Value> {
         self.depth += 1;
         if count > 0 {
             // Every element sits one level down: check once for all of them.
             self.check_depth()?;
         }
-        // Every element takes at least 4 bytes.
-        let hint = self.r.prealloc(count, 4);
         let mut access = Elements { de: self, remaining: count, count, names, hint };
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
