@@ -369,6 +369,13 @@ impl BitWriter {
         self.buf.extend_from_slice(&bytes);
     }
 
+    /// Aligns, then writes a byte.
+    #[inline(always)]
+    pub fn write_u8(&mut self, v: u8) {
+        self.used = 0;
+        self.buf.push(v);
+    }
+
     /// Aligns, then writes a little-endian `u32`.
     #[inline(always)]
     pub fn write_u32(&mut self, v: u32) {
@@ -792,10 +799,24 @@ impl Leaf {
         if matches!(self, Leaf::Matrix3x3) { 3 } else { 1 }
     }
 
+    /// Whether a Rust struct's `fields` are exactly [`fields`](Self::fields), in wire order (the
+    /// components then go as a sequence, with no names).
+    #[inline]
+    pub(crate) fn fields_in_wire_order(self, fields: &[&str]) -> bool {
+        let wire = self.fields();
+        wire.len() == fields.len() && wire.iter().zip(fields).all(|(a, b)| same_short(a, b))
+    }
+
     /// Wire index of the first scalar of field `name`.
     pub fn field_start(self, name: &str) -> Option<usize> {
         self.fields().iter().position(|f| *f == name).map(|i| i * self.group())
     }
+}
+
+/// `a == b` for short names (field names), without a call to `memcmp`.
+#[inline(always)]
+pub(crate) fn same_short(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// A leaf struct's components in wire order.

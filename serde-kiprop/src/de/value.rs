@@ -403,6 +403,11 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         match slot.kind {
             Kind::Leaf(leaf) => {
                 let wire = self.d.read_leaf(leaf)?;
+                if leaf.fields_in_wire_order(fields) {
+                    // The struct's fields are the components in wire order: a sequence, which
+                    // the derived visitor reads with no key step (as for shallow objects).
+                    return v.visit_seq(LeafSeq { leaf, wire, i: 0 });
+                }
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.fields(), i: 0 })
             }
             Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields, false),

@@ -1,7 +1,7 @@
 //! Leaf structs (`Vector3D`, `Color`, `Rect`, …): components collected by name or position.
 
 use super::{Serializer, Slot, fits, mismatch, sf};
-use crate::codec::{Leaf, Prim, Scalar};
+use crate::codec::{Leaf, Prim, Scalar, same_short};
 use crate::error::{Error, Result};
 use serde_core::ser::{self, Impossible, Serialize};
 
@@ -23,6 +23,7 @@ pub struct LeafSer<'a, 't> {
 }
 
 impl<'a, 't> LeafSer<'a, 't> {
+    #[inline(always)]
     pub(super) fn new(s: &'a mut Serializer<'t>, slot: Slot<'t>, leaf: Leaf) -> Result<Self> {
         if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
@@ -40,26 +41,48 @@ impl<'a, 't> LeafSer<'a, 't> {
         })
     }
 
-    #[inline]
+    /// One named field. Fast path: the field after the previous one (fields usually arrive in
+    /// wire order).
+    #[inline(always)]
     pub(super) fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
-        // Fast path: the field after the previous one.
-        let i = match self.fields.get(self.next_field) {
-            Some(f) if same_short(f, key) => self.next_field,
-            _ => {
-                if key.starts_with('$') {
-                    return Ok(());
-                }
-                self.fields.iter().position(|f| *f == key).ok_or_else(|| {
-                    Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
-                })?
+        match self.fields.get(self.next_field) {
+            Some(f) if same_short(f, key) => {
+                self.next = self.next_field * self.group;
+                self.next_field += 1;
+                v.serialize(LeafElemSer { l: self })
             }
-        };
+            _ => self.field_slow(key, v),
+        }
+    }
+
+    /// [`field`](Self::field) for a field out of wire order, or a `$`-prefixed map key.
+    #[inline(never)]
+    fn field_slow<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
+        if key.starts_with('$') {
+            return Ok(());
+        }
+        let i = self.fields.iter().position(|f| *f == key).ok_or_else(|| {
+            Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
+        })?;
         self.next_field = i + 1;
         self.next = i * self.group;
         v.serialize(LeafElemSer { l: self })
     }
 
-    #[inline]
+    /// Stores the next component as its 32-bit pattern when it is the component type itself
+    /// (`bits`), else converts and checks it ([`push`](Self::push)).
+    #[inline(always)]
+    fn push_exact(&mut self, prim: Prim, bits: u32, v: Scalar) -> Result<()> {
+        if self.leaf.component() == prim && self.next < self.leaf.len() {
+            self.vals[self.next] = bits;
+            self.filled |= 1 << self.next;
+            self.next += 1;
+            return Ok(());
+        }
+        self.push(v)
+    }
+
+    #[inline(never)]
     pub(super) fn push(&mut self, v: Scalar) -> Result<()> {
         if self.next >= self.leaf.len() {
             return Err(Error::mismatch(self.slot.name(), format!("{} components", self.leaf.len())));
@@ -74,29 +97,30 @@ impl<'a, 't> LeafSer<'a, 't> {
         Ok(())
     }
 
+    #[inline]
     pub(super) fn finish(self) -> Result<()> {
-        if self.filled != (1u16 << self.leaf.len()) - 1 {
-            return Err(Error::mismatch(self.slot.name(), format!("all components of {}", self.leaf.type_name())));
+        let len = self.leaf.len();
+        if self.filled != (1u16 << len) - 1 {
+            return Err(self.incomplete());
         }
         let patch = self.s.open(&self.slot, Some(self.leaf.type_name()))?;
-        let prim = self.leaf.component();
-        for v in &self.vals[..self.leaf.len()] {
-            if prim == Prim::U8 {
-                self.s.w.align();
-                self.s.w.write_bits(*v, 8);
-            } else {
+        if self.leaf.component() == Prim::U8 {
+            for v in &self.vals[..len] {
+                self.s.w.write_u8(*v as u8);
+            }
+        } else {
+            for v in &self.vals[..len] {
                 self.s.w.write_u32(*v);
             }
         }
         self.s.close(patch);
         Ok(())
     }
-}
 
-/// `a == b` for short names, without a call to `memcmp`.
-#[inline(always)]
-pub(super) fn same_short(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+    #[cold]
+    fn incomplete(&self) -> Error {
+        Error::mismatch(self.slot.name(), format!("all components of {}", self.leaf.type_name()))
+    }
 }
 
 /// One component (or a row of components) of a leaf struct.
@@ -107,6 +131,17 @@ pub(super) struct LeafElemSer<'b, 'a, 't> {
 macro_rules! leaf_num {
     ($($f:ident($t:ty) => $e:expr;)*) => {
         $(fn $f(self, v: $t) -> Result<()> { #[allow(clippy::redundant_closure_call)] self.l.push(($e)(v)) })*
+    };
+}
+
+/// The component types of leaf structs (32-bit and 8-bit): stored as they are, without a range check.
+macro_rules! leaf_exact {
+    ($($f:ident($t:ty) => $prim:expr, $bits:expr, $e:expr;)*) => {
+        $(#[inline(always)]
+        fn $f(self, v: $t) -> Result<()> {
+            #[allow(clippy::redundant_closure_call)]
+            self.l.push_exact($prim, ($bits)(v), ($e)(v))
+        })*
     };
 }
 
@@ -128,14 +163,16 @@ impl<'b, 'a, 't> ser::Serializer for LeafElemSer<'b, 'a, 't> {
     leaf_num! {
         serialize_i8(i8) => |v: i8| Scalar::Int(v.into());
         serialize_i16(i16) => |v: i16| Scalar::Int(v.into());
-        serialize_i32(i32) => |v: i32| Scalar::Int(v.into());
         serialize_i64(i64) => Scalar::Int;
-        serialize_u8(u8) => |v: u8| Scalar::UInt(v.into());
         serialize_u16(u16) => |v: u16| Scalar::UInt(v.into());
-        serialize_u32(u32) => |v: u32| Scalar::UInt(v.into());
         serialize_u64(u64) => Scalar::UInt;
-        serialize_f32(f32) => Scalar::F32;
         serialize_f64(f64) => Scalar::F64;
+    }
+    leaf_exact! {
+        serialize_i32(i32) => Prim::I32, |v: i32| v as u32, |v: i32| Scalar::Int(v.into());
+        serialize_u8(u8) => Prim::U8, u32::from, |v: u8| Scalar::UInt(v.into());
+        serialize_u32(u32) => Prim::U32, |v: u32| v, |v: u32| Scalar::UInt(v.into());
+        serialize_f32(f32) => Prim::F32, f32::to_bits, Scalar::F32;
     }
     fn serialize_bool(self, _v: bool) -> Result<()> {
         Err(Error::mismatch(self.l.slot.name(), "a number"))

@@ -334,6 +334,7 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
                 let state = self.s.begin_object(slot, class)?;
                 Ok(StructSer(StructInner::Object(self.s, state)))
             }
+            Kind::Leaf(leaf) => Ok(StructSer(StructInner::Leaf(LeafSer::new(self.s, *slot, leaf)?))),
             _ => self.struct_other(name),
         }
     }
