@@ -64,6 +64,11 @@ fn bench_borrowed<C: Codec>(c: &mut Criterion, logs: &rig::datasets::Logs) {
 }
 
 fn main() {
+    if std::env::var_os("KIPROP_PROFILE").is_some() {
+        // An instruction-count run of one kiprop row (see `rig::kiprop::profile`): no criterion.
+        rig::kiprop::profile(&Datasets::generate(1.0));
+        return;
+    }
     let started = SystemTime::now();
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))

@@ -303,8 +303,9 @@ where
 /// `serialize` or `deserialize`, row `kiprop-shallow`, `kiprop-deep` or `postcard`): runs that
 /// operation `n` times on the whole dataset, outside criterion, for an instruction counter
 /// (`valgrind --tool=callgrind`; two runs with different `n` give the count of one operation).
-/// Returns whether it ran.
-fn profile(data: &Datasets) -> bool {
+/// Returns whether it ran. `benches/formats.rs` calls it first thing in `main`, so a profiling
+/// run builds only the two kiprop datasets and starts no criterion row.
+pub fn profile(data: &Datasets) -> bool {
     let Ok(spec) = std::env::var("KIPROP_PROFILE") else { return false };
     let (what, n) = spec.rsplit_once(':').expect("KIPROP_PROFILE=<dataset>/<op>/<row>:<n>");
     let n: u32 = n.parse().expect("KIPROP_PROFILE count");
@@ -362,9 +363,6 @@ where
 
 /// Registers the kiprop rows (and adds their names to the report's rows).
 pub fn bench(c: &mut Criterion, data: &Datasets, rows: &mut Vec<&'static str>) {
-    if profile(data) {
-        return;
-    }
     for (row, opts) in ROWS {
         rows.push(row);
         bench_one::<Players>(c, "minecraft_savedata", row, opts, &data.minecraft);
