@@ -11,11 +11,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use crate::path::{Track, Trail};
 use crate::payload::{self, Payload};
+use crate::reader::{UnreadScope, Value};
 
 /// A serde deserializer over one validated BSON document (a decompressed data-tree payload).
 ///
-/// The BSON layer is the `bson` crate's raw deserializer: it reads lazily from the bytes and
-/// borrows `&str`/`&[u8]` where the target type asks for them. Construction validates the bytes
+/// It reads the BSON bytes directly (this crate's own reader; the rare BSON types go through the
+/// `bson` crate), borrowing `&str`/`&[u8]` where the target type asks for them. Construction validates the bytes
 /// first (lengths, terminators, element types, nesting depth, no trailing bytes), so a hostile
 /// document is rejected before serde recurses into it; there is nothing left to check at the end,
 /// so this type needs no `end()`.
@@ -27,6 +28,8 @@ pub struct Deserializer<'de> {
     bytes: &'de [u8],
     /// The model budget, in bytes.
     budget: usize,
+    /// The nesting limit the reader checks (`usize::MAX` for a payload validated already).
+    max_depth: usize,
 }
 
 impl<'de> Deserializer<'de> {
@@ -37,11 +40,20 @@ impl<'de> Deserializer<'de> {
     }
 
     pub(crate) fn from_validated(bytes: &'de [u8], budget_ratio: usize) -> Self {
-        Deserializer { bytes, budget: budget::limit_for(bytes.len(), budget_ratio) }
+        Deserializer { bytes, budget: budget::limit_for(bytes.len(), budget_ratio), max_depth: usize::MAX }
     }
 
-    fn raw(&self) -> Result<bson::RawDeserializer<'de>> {
-        bson::RawDeserializer::new(self.bytes).map_err(Error::from)
+    /// A deserializer over bytes not validated yet: the reader checks them as it goes.
+    fn checking(bytes: &'de [u8], options: &Options) -> Self {
+        Deserializer {
+            bytes,
+            budget: budget::limit_for(bytes.len(), options.model_budget_ratio),
+            max_depth: options.max_depth,
+        }
+    }
+
+    fn raw(&self) -> Result<Value<'de>> {
+        Value::root(self.bytes, self.max_depth)
     }
 }
 
@@ -50,8 +62,9 @@ macro_rules! forward {
         $(
             fn $method<V: Visitor<'de>>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value> {
                 let scope = budget::ModelScope::enter(self.budget);
-                let result = serde_core::Deserializer::$method(self.raw()?, $($($arg,)*)? visitor).map_err(Error::from);
-                scope.finish(result)
+                let unread = UnreadScope::enter();
+                let result = self.raw().and_then(|raw| serde_core::Deserializer::$method(raw, $($($arg,)*)? visitor));
+                scope.finish(unread.finish(result))
             }
         )*
     };
@@ -82,8 +95,31 @@ impl Options {
     }
 
     /// Decodes a file held in memory into `T`.
+    ///
+    /// One pass over the decompressed payload checks and decodes it together; when that fails, the
+    /// file is decoded again the careful way ([`decompress`](Options::decompress), then
+    /// [`Payload::deserialize`]) for an error that says where and why.
     pub fn from_slice<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T> {
+        if let Some(value) = self.decode_in_one_pass(bytes) {
+            return Ok(value);
+        }
         self.decompress(bytes)?.deserialize()
+    }
+
+    /// [`from_slice`](Options::from_slice) in one pass: `None` on any error.
+    fn decode_in_one_pass<T: DeserializeOwned>(&self, bytes: &[u8]) -> Option<T> {
+        let header = container::sniff(bytes).ok()?;
+        let compression = container::resolve(header, self.extension, self.allow_uncompressed).ok()?;
+        let body_offset = header.map_or(0, |h| h.len);
+        let body = &bytes[body_offset..];
+        let data = match compression {
+            Compression::None if body.len() <= self.max_decompressed => std::borrow::Cow::Borrowed(body),
+            Compression::None => return None,
+            _ => std::borrow::Cow::Owned(
+                codec::decompress(compression, body, body_offset as u64, self.max_decompressed, self.max_chunk).ok()?,
+            ),
+        };
+        T::deserialize(Deserializer::checking(&data, self)).ok()
     }
 
     /// Decodes a file from a stream into `T`.

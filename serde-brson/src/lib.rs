@@ -13,6 +13,7 @@ pub mod model;
 mod options;
 mod path;
 mod payload;
+mod reader;
 mod ser;
 pub mod url;
 

@@ -137,11 +137,11 @@ fn wrong_type(key: &str, expected: &str) -> Error {
 }
 
 #[inline]
-fn read_i32(buf: &[u8], pos: usize) -> i32 {
+pub(crate) fn read_i32(buf: &[u8], pos: usize) -> i32 {
     i32::from_le_bytes(buf[pos..pos + 4].try_into().expect("4 bytes"))
 }
 
-fn malformed(pos: usize, what: impl Into<String>) -> Error {
+pub(crate) fn malformed(pos: usize, what: impl Into<String>) -> Error {
     Error::payload(ErrorKind::Bson, pos, what)
 }
 
@@ -197,108 +197,114 @@ pub(crate) fn validate(buf: &[u8], max_depth: usize) -> Result<()> {
         let key_len =
             buf[pos..end].iter().position(|&b| b == 0).ok_or_else(|| malformed(element, "an unterminated key"))?;
         pos += key_len + 1;
-        let room = end - pos;
-        let need = |n: usize| {
-            if n <= room {
-                Ok(())
-            } else {
-                Err(malformed(element, format!("element of type {kind:#04x} overruns its document")))
-            }
-        };
+        let len = value_len(buf, kind, pos, end, element)?;
         match kind {
-            0x01 | 0x09 | 0x11 | 0x12 => {
-                need(8)?;
-                pos += 8;
-            }
-            0x02 | 0x0D | 0x0E => {
-                pos += string_len(buf, pos, room, element)?;
-            }
             0x03 | 0x04 => {
-                need(5)?;
-                let len = read_i32(buf, pos);
-                if len < 5 || len as usize > room {
-                    return Err(malformed(pos, format!("an embedded document's length {len} does not fit")));
-                }
-                let child_end = pos + len as usize - 1;
-                if buf[child_end] != 0 {
-                    return Err(malformed(child_end, "an embedded document does not end with a NUL byte"));
-                }
                 if stack.len() + 2 > max_depth {
                     return Err(depth_error(pos, max_depth));
                 }
                 stack.push(end);
-                end = child_end;
+                end = pos + len - 1;
                 pos += 4;
             }
-            0x05 => {
-                need(5)?;
-                let len = read_i32(buf, pos);
-                if len < 0 || len as usize > room - 5 {
-                    return Err(malformed(pos, format!("a binary's length {len} does not fit")));
-                }
-                if buf[pos + 4] == 0x02 && (len < 4 || read_i32(buf, pos + 5) != len - 4) {
-                    return Err(malformed(pos, "an old-style binary (subtype 2) with an inconsistent inner length"));
-                }
-                pos += 5 + len as usize;
-            }
-            0x06 | 0x0A | 0x7F | 0xFF => {}
-            0x07 => {
-                need(12)?;
-                pos += 12;
-            }
-            0x08 => {
-                need(1)?;
-                if buf[pos] > 1 {
-                    return Err(malformed(pos, format!("a boolean with the value {:#04x}", buf[pos])));
-                }
-                pos += 1;
-            }
-            0x0B => {
-                for _ in 0..2 {
-                    let n = buf[pos..end]
-                        .iter()
-                        .position(|&b| b == 0)
-                        .ok_or_else(|| malformed(element, "an unterminated regular expression"))?;
-                    pos += n + 1;
-                }
-            }
-            0x0C => {
-                pos += string_len(buf, pos, room, element)?;
-                if end - pos < 12 {
-                    return Err(malformed(element, "a DBPointer overruns its document"));
-                }
-                pos += 12;
-            }
             0x0F => {
-                need(4 + 5 + 5)?;
-                let total = read_i32(buf, pos);
-                if total < 14 || total as usize > room {
-                    return Err(malformed(pos, format!("a code-with-scope length {total} does not fit")));
-                }
-                let scope_end = pos + total as usize;
-                let code = string_len(buf, pos + 4, total as usize - 4, element)?;
-                let scope = pos + 4 + code;
-                let len = if scope + 4 <= scope_end { read_i32(buf, scope) } else { 0 };
-                if len < 5 || scope + len as usize != scope_end || buf[scope_end - 1] != 0 {
-                    return Err(malformed(scope, "a code-with-scope's scope document does not fill it"));
-                }
+                let scope = pos + 4 + 4 + read_i32(buf, pos + 4) as usize;
                 if stack.len() + 2 > max_depth {
                     return Err(depth_error(scope, max_depth));
                 }
                 stack.push(end);
-                end = scope_end - 1;
+                end = pos + len - 1;
                 pos = scope + 4;
             }
-            0x10 => {
-                need(4)?;
-                pos += 4;
-            }
-            0x13 => {
-                need(16)?;
-                pos += 16;
-            }
-            other => return Err(malformed(element, format!("unknown BSON element type {other:#04x}"))),
+            _ => pos += len,
         }
+    }
+}
+
+/// The length of the value of an element of type `kind` whose value starts at `pos`, in a document
+/// whose terminator is at `end` (`element`: where the element starts, for errors). Checks what
+/// [`validate`] checks of the value itself: lengths, terminators, booleans, and for a document,
+/// array or code-with-scope its length prefix and final NUL (not its elements).
+pub(crate) fn value_len(buf: &[u8], kind: u8, pos: usize, end: usize, element: usize) -> Result<usize> {
+    let room = end - pos;
+    let need = |n: usize| {
+        if n <= room {
+            Ok(n)
+        } else {
+            Err(malformed(element, format!("element of type {kind:#04x} overruns its document")))
+        }
+    };
+    match kind {
+        0x01 | 0x09 | 0x11 | 0x12 => need(8),
+        0x02 | 0x0D | 0x0E => string_len(buf, pos, room, element),
+        0x03 | 0x04 => {
+            need(5)?;
+            let len = read_i32(buf, pos);
+            if len < 5 || len as usize > room {
+                return Err(malformed(pos, format!("an embedded document's length {len} does not fit")));
+            }
+            let child_end = pos + len as usize - 1;
+            if buf[child_end] != 0 {
+                return Err(malformed(child_end, "an embedded document does not end with a NUL byte"));
+            }
+            Ok(len as usize)
+        }
+        0x05 => {
+            need(5)?;
+            let len = read_i32(buf, pos);
+            if len < 0 || len as usize > room - 5 {
+                return Err(malformed(pos, format!("a binary's length {len} does not fit")));
+            }
+            if buf[pos + 4] == 0x02 && (len < 4 || read_i32(buf, pos + 5) != len - 4) {
+                return Err(malformed(pos, "an old-style binary (subtype 2) with an inconsistent inner length"));
+            }
+            Ok(5 + len as usize)
+        }
+        0x06 | 0x0A | 0x7F | 0xFF => Ok(0),
+        0x07 => need(12),
+        0x08 => {
+            need(1)?;
+            if buf[pos] > 1 {
+                return Err(malformed(pos, format!("a boolean with the value {:#04x}", buf[pos])));
+            }
+            Ok(1)
+        }
+        0x0B => {
+            let mut at = pos;
+            for _ in 0..2 {
+                let n = buf[at..end]
+                    .iter()
+                    .position(|&b| b == 0)
+                    .ok_or_else(|| malformed(element, "an unterminated regular expression"))?;
+                at += n + 1;
+            }
+            Ok(at - pos)
+        }
+        0x0C => {
+            let len = string_len(buf, pos, room, element)?;
+            if room - len < 12 {
+                return Err(malformed(element, "a DBPointer overruns its document"));
+            }
+            Ok(len + 12)
+        }
+        0x0F => {
+            need(4 + 5 + 5)?;
+            let total = read_i32(buf, pos);
+            if total < 14 || total as usize > room {
+                return Err(malformed(pos, format!("a code-with-scope length {total} does not fit")));
+            }
+            let scope_end = pos + total as usize;
+            let code = string_len(buf, pos + 4, total as usize - 4, element)?;
+            let scope = pos + 4 + code;
+            let len = if scope + 4 <= scope_end { read_i32(buf, scope) } else { 0 };
+            if len < 5 || scope + len as usize != scope_end || buf[scope_end - 1] != 0 {
+                return Err(malformed(scope, "a code-with-scope's scope document does not fill it"));
+            }
+            Ok(total as usize)
+        }
+        0x10 => need(4),
+        0x13 => need(16),
+        other => Err(malformed(element, format!("unknown BSON element type {other:#04x}"))),
     }
 }
 
@@ -318,7 +324,7 @@ fn string_len(buf: &[u8], pos: usize, room: usize, element: usize) -> Result<usi
     Ok(4 + len as usize)
 }
 
-fn depth_error(pos: usize, max_depth: usize) -> Error {
+pub(crate) fn depth_error(pos: usize, max_depth: usize) -> Error {
     Error::payload(
         ErrorKind::DepthLimitExceeded,
         pos,
