@@ -14,10 +14,17 @@ fuzz_target!(|data: &[u8]| {
     let ratio = usize::from(selector >> 2) + 1;
     let options = Options::new().max_decompressed(4 << 20).allow_uncompressed(true).model_budget_ratio(ratio);
     let file = if selector & 1 == 0 { [&b"FrDT\0\0\0\0\0"[..], body].concat() } else { body.to_vec() };
-    let Ok(payload) = options.decompress(&file) else { return };
+    // The one-pass decode (checks the BSON while it builds the model) must accept exactly what
+    // the validated payload path accepts, and build the same tree.
+    let one_pass = options.from_slice::<DataTree>(&file);
+    let Ok(payload) = options.decompress(&file) else {
+        assert!(one_pass.is_err(), "the one-pass decode accepted a file decompress refuses");
+        return;
+    };
     let tree = match payload.deserialize::<DataTree>() {
         Ok(tree) => tree,
         Err(e) => {
+            assert!(one_pass.is_err(), "the one-pass decode accepted a tree the payload path refuses: {e}");
             assert_ne!(e.kind(), ErrorKind::Io, "{e}");
             if e.message().contains("budget") {
                 assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
@@ -29,6 +36,8 @@ fuzz_target!(|data: &[u8]| {
     let raw = Options::new().allow_uncompressed(true).model_budget_ratio(1 << 12);
     let file = raw.to_vec(&tree, Compression::None).expect("encode a decoded tree");
     let again: DataTree = raw.from_slice(&file).expect("decode our own tree");
+    let one_pass = one_pass.expect("the one-pass decode refused a tree the payload path decodes");
+    assert_eq!(raw.to_vec(&one_pass, Compression::None).unwrap(), file);
     assert_eq!(raw.to_vec(&again, Compression::None).unwrap(), file);
     // Unknown keys and component data are kept exactly, including `$`-keyed documents.
     for (component, again) in tree
