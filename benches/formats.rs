@@ -17,7 +17,7 @@
 mod rig;
 
 use std::hint::black_box;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use serde::{Deserialize, Serialize};
@@ -70,12 +70,7 @@ fn main() {
         return;
     }
     let started = SystemTime::now();
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20)
-        .without_plots()
-        .configure_from_args();
+    let mut c = rig::criterion();
     let data = Datasets::generate(1.0);
     let mut rows = Vec::new();
 
