@@ -10,32 +10,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{CONTAINERS, payload};
+use common::{CONTAINERS, payload, peer_available, peer_dir};
 use serde_brson::model::{ComponentEntry, DataTree, DtString, Field, Guid, Slot, TypeRef};
 use serde_brson::{Compression, Options};
-
-fn peer_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peer")
-}
-
-/// Whether python3 and the decoder's modules are importable; prints the loud skip line if not.
-fn peer_available(test: &str) -> bool {
-    let probe = Command::new("python3").args(["-c", "import lz4.block, brotli, bson"]).output();
-    match probe {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            eprintln!(
-                "SKIPPED: {test}: Python reference decoder deps not installed (python3 -m pip install lz4 brotli pymongo): {}",
-                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
-            );
-            false
-        }
-        Err(e) => {
-            eprintln!("SKIPPED: {test}: python3 not installed ({e})");
-            false
-        }
-    }
-}
 
 fn scratch_dir(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("serde-brson-peer-{}-{test}", std::process::id()));

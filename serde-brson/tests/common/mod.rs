@@ -33,3 +33,27 @@ pub(crate) fn options_for(name: &str) -> serde_brson::Options {
 pub(crate) fn payload(name: &str) -> serde_brson::Payload {
     options_for(name).decompress(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
+
+/// The Python reference decoder's folder (`tests/peer`, see its PROVENANCE.md).
+pub(crate) fn peer_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peer")
+}
+
+/// Whether python3 and the reference decoder's modules (lz4, brotli, pymongo's bson) are
+/// importable; prints a loud SKIPPED line naming `test` if not.
+pub(crate) fn peer_available(test: &str) -> bool {
+    match std::process::Command::new("python3").args(["-c", "import lz4.block, brotli, bson"]).output() {
+        Ok(out) if out.status.success() => true,
+        Ok(out) => {
+            eprintln!(
+                "SKIPPED: {test}: Python reference decoder deps not installed (python3 -m pip install lz4 brotli pymongo): {}",
+                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+            );
+            false
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: {test}: python3 not installed ({e})");
+            false
+        }
+    }
+}
