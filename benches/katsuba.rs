@@ -33,43 +33,22 @@ use rig::Datasets;
 use rig::datasets::mk48;
 use rig::kiprop::{ROWS, types};
 
-/// The rig's type list as a katsuba v2 type-list dump (`version` first: katsuba checks that).
+/// The rig's type list as a katsuba v2 type-list dump ([`TypeList::to_json`]), with `chunk_id`
+/// declared as [`CHUNK_ID`] (and its tag to match).
 fn type_list_json(types: &TypeList) -> String {
-    let mut classes = serde_json::Map::new();
-    for class in types.classes() {
-        let mut props = serde_json::Map::new();
-        for p in class.properties() {
-            let mut ty = p.type_name().expect("the rig's schemas name every property type");
-            let mut tag = p.hash();
-            if class.name() == "class TerrainUpdate" && p.name() == "chunk_id" {
-                ty = CHUNK_ID;
-                tag = hash::property_tag(ty, p.name());
-            }
-            let enum_flag = match p.enum_def() {
-                Some(e) if e.bits => flags::BITS,
-                Some(_) => flags::ENUM,
-                None => 0,
-            };
-            let mut j = serde_json::json!({
-                "type": ty, "id": p.id(), "offset": 72 + 8 * p.id(), "flags": p.flags() | enum_flag,
-                "container": if p.is_dynamic() { "List" } else { "Static" }, "dynamic": p.is_dynamic(),
-                "singleton": false, "pointer": ty.ends_with('*') || ty.starts_with("class SharedPointer<"),
-                "hash": tag,
-            });
-            if let Some(e) = p.enum_def() {
-                let options: serde_json::Map<String, serde_json::Value> =
-                    e.options.iter().map(|(n, v)| (n.clone(), (*v).into())).collect();
-                j["enum_options"] = options.into();
-            }
-            props.insert(p.name().to_owned(), j);
-        }
-        classes.insert(
-            class.hash().to_string(),
-            serde_json::json!({"name": class.name(), "bases": class.bases(), "hash": class.hash(),
-                "singleton": false, "properties": props}),
-        );
-    }
-    format!("{{\"version\": 2, \"classes\": {}}}", serde_json::Value::Object(classes))
+    let dump = types.to_json().expect("the rig's schemas name every property type");
+    let mut dump: serde_json::Value = serde_json::from_str(&dump).unwrap();
+    let terrain = dump["classes"]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+        .find(|c| c["name"] == "class TerrainUpdate")
+        .expect("mk48 has terrain updates");
+    let chunk_id = &mut terrain["properties"]["chunk_id"];
+    chunk_id["type"] = CHUNK_ID.into();
+    chunk_id["hash"] = hash::property_tag(CHUNK_ID, "chunk_id").into();
+    // (katsuba recognises a v2 dump only when `version` comes first.)
+    format!("{{\"version\": 2, \"classes\": {}}}", dump["classes"])
 }
 
 /// What `chunk_id` is declared as (see the module docs).

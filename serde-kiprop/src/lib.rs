@@ -8,6 +8,7 @@ mod error;
 pub mod hash;
 mod options;
 mod schema;
+mod schema_out;
 pub mod ser;
 mod types;
 mod value;
