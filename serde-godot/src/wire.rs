@@ -619,6 +619,24 @@ pub(crate) fn put_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Re
     put_long_str_value(out, header, s)
 }
 
+/// [`put_str_value`] for a string that is usually a literal (a struct's field name): the value is
+/// assembled in a stack buffer and appended with one write of its exact length, which folds into
+/// a capacity check and a few constant stores when `s` is known at compile time. (A run-time
+/// string is better served by [`put_str_value`], whose fixed-size write avoids a variable-size
+/// copy.)
+#[inline(always)]
+pub(crate) fn put_name_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
+    let n = s.len();
+    if n > 16 {
+        return put_long_str_value(out, header, s);
+    }
+    let mut buf = [0u8; 24];
+    buf[..8].copy_from_slice(&((header as u64) | ((n as u64) << 32)).to_le_bytes());
+    buf[8..8 + n].copy_from_slice(s);
+    out.put(&buf[..8 + n + pad4(n)]);
+    Ok(())
+}
+
 /// [`put_str_value`] of a string longer than 16 bytes.
 #[inline(never)]
 fn put_long_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {

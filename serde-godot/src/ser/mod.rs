@@ -10,6 +10,7 @@ mod packed;
 mod payload;
 mod structs;
 mod typed;
+mod word;
 mod writer;
 
 use serde_core::ser::{self, Serialize};

@@ -5,6 +5,7 @@ use serde_core::ser::{self, Impossible, Serialize};
 
 use super::macros::{compound_struct, reject, unexpected};
 use super::payload::{Accept, BoolCapture, Raw, StrList};
+use super::word::{NotWord, Word32};
 use super::writer::{Open, Output, Serializer};
 use crate::VariantType;
 use crate::error::{Error, ErrorKind, Result};
@@ -31,12 +32,16 @@ impl<'a, O: Output> Serializer<'a, O> {
 
     /// A math type (Vector2…Projection, Color): its header, then components written in place
     /// (the hot Godot types: kept out of the cold path of the other special structs).
+    ///
+    /// The header is not written yet: it is the first pending 4-byte word (see
+    /// [`Struct::component`]), so that it goes out with the first component in one write.
     #[inline(always)]
     pub(super) fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
-        self.header(ty, 0)?;
+        let id = self.id(ty)?;
         let layout = Layout::of(ty).expect("math type");
-        let end = self.out.len() + layout.size(4);
-        Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Raw(ty), at: end })
+        let end = self.out.len() + 4 + layout.size(4);
+        let open = Open { len: id, count: PENDING, ..Open::NONE };
+        Ok(Struct { ser: self, open, kind: StructKind::Raw(ty), at: end })
     }
 
     #[cold]
@@ -64,6 +69,10 @@ impl<'a, O: Output> Serializer<'a, O> {
         }
     }
 }
+
+/// `Open::count` of a math type's [`Struct`] while `Open::len` holds a 4-byte word not yet
+/// written (the header, then every other component).
+const PENDING: u32 = 1;
 
 /// What a [`Struct`] is writing.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -104,10 +113,10 @@ impl<O: Output> Struct<'_, '_, O> {
             StructKind::Dict => {
                 self.extra_field_depth()?;
                 self.open.count += 1;
-                self.ser.string(key)?;
+                self.ser.name(key)?;
                 value.serialize(&mut *self.ser)
             }
-            StructKind::Raw(_) => value.serialize(Raw::new(&mut self.ser.out, Accept::MATH)),
+            StructKind::Raw(_) => self.component(value),
             // Through the serializer, not `self`: keeping the compound's address private lets
             // it live in registers on the hot path.
             kind => self.ser.special_field(kind, key, value),
@@ -121,17 +130,65 @@ impl<O: Output> Struct<'_, '_, O> {
         if self.open.count >= self.open.len { self.ser.check_depth() } else { Ok(()) }
     }
 
+    /// A math type's component. A plain `f32` / `i32` (the common case) is paired with the
+    /// pending 4-byte word (the header, or the previous component) into one 8-byte write, or
+    /// becomes the pending word; anything else (a nested vector) flushes the pending word and
+    /// is written by the general payload writer.
     #[inline(always)]
-    fn end_struct(self) -> Result<()> {
+    fn component<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        match value.serialize(Word32) {
+            Ok(bits) if self.open.count == PENDING => {
+                self.open.count = 0;
+                self.ser.out.put(&(self.open.len as u64 | (bits as u64) << 32).to_le_bytes());
+                Ok(())
+            }
+            Ok(bits) => {
+                (self.open.len, self.open.count) = (bits, PENDING);
+                Ok(())
+            }
+            Err(NotWord) => {
+                // Through the serializer, not `self` (see `field`).
+                let pending = (self.open.count == PENDING).then_some(self.open.len);
+                self.open.count = 0;
+                self.ser.nested_component(pending, value)
+            }
+        }
+    }
+
+    /// Writes the pending 4-byte word of a math type, if any.
+    #[inline(always)]
+    fn flush_component(&mut self) {
+        if self.open.count == PENDING {
+            self.open.count = 0;
+            self.ser.out.put(&self.open.len.to_le_bytes());
+        }
+    }
+
+    #[inline(always)]
+    fn end_struct(mut self) -> Result<()> {
         match self.kind {
             StructKind::Dict | StructKind::Array => self.ser.close(self.open),
-            StructKind::Raw(_) if self.ser.out.len() == self.at => Ok(()),
+            StructKind::Raw(_) => {
+                self.flush_component();
+                if self.ser.out.len() == self.at { Ok(()) } else { self.ser.special_end(self.kind, self.at, self.open) }
+            }
             kind => self.ser.special_end(kind, self.at, self.open),
         }
     }
 }
 
 impl<O: Output> Serializer<'_, O> {
+    /// A math type's component that is not a plain `f32` / `i32` (a nested vector, or a wrong
+    /// type that the payload writer reports), after the `pending` word of the math type.
+    #[cold]
+    #[inline(never)]
+    fn nested_component<T: Serialize + ?Sized>(&mut self, pending: Option<u32>, value: &T) -> Result<()> {
+        if let Some(word) = pending {
+            self.out.put(&word.to_le_bytes());
+        }
+        value.serialize(Raw::new(&mut self.out, Accept::MATH))
+    }
+
     /// A field of one of Godot's struct-like types.
     #[cold]
     fn special_field<T: Serialize + ?Sized>(&mut self, kind: StructKind, key: &'static str, value: &T) -> Result<()> {

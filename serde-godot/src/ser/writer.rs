@@ -126,6 +126,12 @@ impl<'a, O: Output> Serializer<'a, O> {
         wire::put_str_value(&mut self.out, STRING, s.as_bytes())
     }
 
+    /// A Dictionary key that is a struct's field name (a literal in derived code).
+    #[inline(always)]
+    pub(super) fn name(&mut self, s: &'static str) -> Result<()> {
+        wire::put_name_value(&mut self.out, STRING, s.as_bytes())
+    }
+
     /// Steps into a container's elements.
     #[inline]
     pub(super) fn descend(&mut self) {
