@@ -419,7 +419,8 @@ impl<'de> Deserializer<'de> {
             _ => self.fields.iter().position(same)?,
         };
         let field = self.fields[at];
-        if field.starts_with('\u{FEFF}') {
+        // `bytes` equals `field`: one byte tells whether the (rare) BOM check is needed.
+        if bytes.first() == Some(&0xEF) && field.starts_with('\u{FEFF}') {
             return None;
         }
         // Padding is required (`Reader::str`).
