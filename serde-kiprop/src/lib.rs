@@ -70,9 +70,7 @@ impl Options {
 }
 
 fn decode<'de, T: Deserialize<'de>, I: de::Input<'de>>(mut d: Deserializer<'de, '_, I>) -> Result<T> {
-    let value = T::deserialize(&mut d).map_err(|e| e.with_pos(d.bit_pos()))?;
-    d.end()?;
-    Ok(value)
+    d.decode_root()
 }
 
 /// Encodes `value` with the default [`Options`] (shallow, flags 0, mask `0x18`).

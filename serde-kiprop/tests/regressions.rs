@@ -451,3 +451,209 @@ mod aliases_and_index_keys {
         }
     }
 }
+
+/// Shallow classes with DELTA_ENCODE properties are read as a sequence when the Rust fields are
+/// the properties in id order; an absent DELTA property must still give exactly what the map
+/// path gives: `None` for an `Option`, the `#[serde(default)]` value, or the same "missing
+/// field" error. The map path is what a caller-driven [`Deserializer`] reads (it never takes the
+/// sequence form for DELTA classes), so it is the reference here.
+mod absent_delta_in_sequence_mode {
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Serialize};
+    use serde_kiprop::{ClassSchema, Deserializer, Options, PropertySchema as P, TypeList, flags};
+
+    const D: u32 = flags::DEFAULT | flags::DELTA_ENCODE;
+
+    static DELTA: ClassSchema = ClassSchema::new(
+        "class Delta",
+        &[
+            P::new("a").ty("unsigned int"),
+            P::new("b").ty("unsigned int").flags(D),
+            P::new("c").ty("int"),
+            P::new("d").ty("std::string").flags(D),
+        ],
+    );
+    static OUTER: ClassSchema = ClassSchema::new(
+        "class Outer",
+        &[P::new("n").ty("unsigned int"), P::new("items").ty("class Delta").dynamic(), P::new("z").ty("int")],
+    );
+
+    fn types() -> TypeList {
+        TypeList::from_schemas(&[&DELTA, &OUTER])
+    }
+
+    /// What the wire holds: `b` and `d` present or absent.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "class Delta")]
+    struct Wire {
+        a: u32,
+        b: Option<u32>,
+        c: i32,
+        d: Option<String>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename = "class Outer")]
+    struct OuterWire {
+        n: u32,
+        items: Vec<Wire>,
+        z: i32,
+    }
+
+    /// An error as compared here: kind, field path and bit position (`from_slice` gives an
+    /// error without one the position where the decode stopped).
+    type Seen = (String, Option<String>, Option<u64>);
+
+    /// The map path: a caller-driven deserializer.
+    fn by_map<T: DeserializeOwned>(bytes: &[u8], opts: Options) -> Result<T, Seen> {
+        let types = types();
+        let mut de = Deserializer::from_slice(bytes, &types, opts);
+        let seen = |e: serde_kiprop::Error, at: u64| {
+            (e.kind().to_string(), e.path().map(str::to_owned), Some(e.bit_offset().unwrap_or(at)))
+        };
+        let v = T::deserialize(&mut de).map_err(|e| seen(e, de.bit_pos()))?;
+        de.end().map_err(|e| seen(e, 0))?;
+        Ok(v)
+    }
+
+    /// `from_slice` (sequence form first) agrees with the map path, value or error.
+    fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8], opts: Options) -> Result<T, String> {
+        let types = types();
+        let got = opts
+            .from_slice::<T>(bytes, &types)
+            .map_err(|e| (e.kind().to_string(), e.path().map(str::to_owned), e.bit_offset()));
+        assert_eq!(got, by_map::<T>(bytes, opts));
+        got.map_err(|e| e.0)
+    }
+
+    fn wire(b: Option<u32>, d: Option<&str>) -> Wire {
+        Wire { a: 1, b, c: -2, d: d.map(str::to_owned) }
+    }
+
+    fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+        Options::new().to_vec(v, &types()).unwrap()
+    }
+
+    #[test]
+    fn option_fields_are_none() {
+        for (b, d) in [(None, None), (Some(3), None), (None, Some("x")), (Some(3), Some("x"))] {
+            let w = wire(b, d);
+            assert_eq!(agree::<Wire>(&encode(&w), Options::new()).unwrap(), w);
+        }
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename = "class Delta")]
+    struct Defaulted {
+        a: u32,
+        #[serde(default = "seven")]
+        b: u32,
+        c: i32,
+        #[serde(default)]
+        d: String,
+    }
+
+    fn seven() -> u32 {
+        7
+    }
+
+    #[test]
+    fn defaulted_fields_get_their_default() {
+        let got = agree::<Defaulted>(&encode(&wire(None, None)), Options::new()).unwrap();
+        assert_eq!(got, Defaulted { a: 1, b: 7, c: -2, d: String::new() });
+        let got = agree::<Defaulted>(&encode(&wire(Some(3), None)), Options::new()).unwrap();
+        assert_eq!(got, Defaulted { a: 1, b: 3, c: -2, d: String::new() });
+        let got = agree::<Defaulted>(&encode(&wire(None, Some("x"))), Options::new()).unwrap();
+        assert_eq!(got, Defaulted { a: 1, b: 7, c: -2, d: "x".into() });
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename = "class Delta")]
+    struct Required {
+        a: u32,
+        b: u32,
+        c: i32,
+        d: Option<String>,
+    }
+
+    #[test]
+    fn a_missing_required_field_is_the_same_error() {
+        let err = agree::<Required>(&encode(&wire(None, Some("x"))), Options::new()).unwrap_err();
+        assert!(err.contains("missing field `b`"), "{err}");
+        let got = agree::<Required>(&encode(&wire(Some(4), None)), Options::new()).unwrap();
+        assert_eq!(got, Required { a: 1, b: 4, c: -2, d: None });
+    }
+
+    /// Nested in a container of a sequence-read class, absent only in the last element: the
+    /// whole decode is redone by the map path and gives its answer.
+    #[test]
+    fn nested_absent_property_anywhere_gives_the_map_answer() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(rename = "class Outer")]
+        struct Outer<T> {
+            n: u32,
+            items: Vec<T>,
+            z: i32,
+        }
+        let items = vec![wire(Some(1), Some("a")), wire(Some(2), None), wire(None, Some("c"))];
+        let bytes = encode(&OuterWire { n: 3, items: items.clone(), z: 9 });
+        assert_eq!(agree::<Outer<Wire>>(&bytes, Options::new()).unwrap().items, items);
+        let got = agree::<Outer<Defaulted>>(&bytes, Options::new()).unwrap();
+        assert_eq!(got.items[2], Defaulted { a: 1, b: 7, c: -2, d: "c".into() });
+        let err = agree::<Outer<Required>>(&bytes, Options::new()).unwrap_err();
+        assert!(err.contains("missing field `b`"), "{err}");
+    }
+
+    /// Rust fields in another order than the property ids: the map path, present and absent.
+    #[test]
+    fn fields_in_another_order() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(rename = "class Delta")]
+        struct Shuffled {
+            d: Option<String>,
+            c: i32,
+            #[serde(default)]
+            b: u32,
+            a: u32,
+        }
+        for (b, d) in [(None, None), (Some(3), Some("x"))] {
+            let got = agree::<Shuffled>(&encode(&wire(b, d)), Options::new()).unwrap();
+            assert_eq!(got, Shuffled { d: d.map(str::to_owned), c: -2, b: b.unwrap_or(0), a: 1 });
+        }
+    }
+
+    /// A field type that swallows the error an absent property answers with still gets the map
+    /// path's answer (the redo is decided by the deserializer, not by the error reaching it).
+    #[test]
+    fn a_swallowed_signal_still_gives_the_map_answer() {
+        #[derive(Debug, PartialEq)]
+        struct Lenient(u32);
+        impl<'de> Deserialize<'de> for Lenient {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                Ok(Lenient(u32::deserialize(d).unwrap_or(42)))
+            }
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(rename = "class Delta")]
+        struct Swallows {
+            a: u32,
+            b: Lenient,
+            c: i32,
+            d: Option<String>,
+        }
+        // The map path hands a missing field's type serde's own "missing field" deserializer,
+        // whose error `Lenient` swallows too.
+        let got = agree::<Swallows>(&encode(&wire(None, None)), Options::new()).unwrap();
+        assert_eq!(got.b, Lenient(42));
+        let got = agree::<Swallows>(&encode(&wire(Some(5), None)), Options::new()).unwrap();
+        assert_eq!(got.b, Lenient(5));
+    }
+
+    /// FORBID_DELTA_ENCODE: an absent property is the same error both ways.
+    #[test]
+    fn forbidden_delta_is_the_same_error() {
+        let bytes = encode(&wire(None, None));
+        let opts = Options::new().flags(serde_kiprop::serializer_flags::FORBID_DELTA_ENCODE);
+        assert!(agree::<Wire>(&bytes, opts).is_err());
+    }
+}

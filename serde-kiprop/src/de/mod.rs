@@ -86,6 +86,12 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     skipped_deprecated: bool,
     /// The flags came from the stream (STATEFUL_FLAGS), not from the caller (for the hint).
     flags_stored: bool,
+    /// Shallow classes with DELTA_ENCODE properties may be read as a sequence (see
+    /// [`decode_root`](Self::decode_root)); off for a deserializer the caller drives.
+    delta_seq: bool,
+    /// A DELTA_ENCODE property was absent and its Rust field asked for something other than an
+    /// `Option`: the decode is redone with DELTA classes read as maps.
+    delta_retry: bool,
     _de: PhantomData<&'de ()>,
 }
 
@@ -118,6 +124,8 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             budget_limit: budget,
             skipped_deprecated: false,
             flags_stored: false,
+            delta_seq: false,
+            delta_retry: false,
             _de: PhantomData,
         }
     }
@@ -126,6 +134,35 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     pub(crate) fn flags_stored(mut self, stored: bool) -> Self {
         self.flags_stored = stored;
         self
+    }
+
+    /// Decodes the root `T` and checks the end. Shallow classes with DELTA_ENCODE properties are
+    /// first read as sequences (no key step); an absent DELTA property there answers an `Option`
+    /// with `None` (what the map gives for a missing `Option` field). Anything else asked of an
+    /// absent property (a `#[serde(default)]` value, the "missing field" error) only the map
+    /// path knows, so the whole decode runs once more reading DELTA classes as maps: exactly
+    /// today's semantics, at most twice the work, still linear.
+    pub(crate) fn decode_root<T: serde_core::Deserialize<'de>>(&mut self) -> Result<T> {
+        let (depth, budget) = (self.depth, self.budget);
+        self.delta_seq = self.shallow;
+        let first = T::deserialize(&mut *self);
+        let value = if self.delta_retry {
+            drop(first);
+            self.delta_seq = false;
+            self.delta_retry = false;
+            self.cur = BitCursor::default();
+            self.depth = depth;
+            self.budget = budget;
+            self.ignored = false;
+            self.reserved = 0;
+            self.skipped_deprecated = false;
+            T::deserialize(&mut *self)
+        } else {
+            first
+        };
+        let value = value.map_err(|e| e.with_pos(self.bit_pos()))?;
+        self.end()?;
+        Ok(value)
     }
 
     /// Checks that nothing but the final byte's padding follows what was read.

@@ -180,13 +180,15 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         charge: bool,
     ) -> Result<V::Value> {
         let mut access = self.object_body(class, header, fields, charge)?;
-        // Shallow data whose every property is there, in the serde struct's field order: the
+        // Shallow data whose every property is written, in the serde struct's field order: the
         // properties as a sequence (no keys), as formats without names hand derived structs.
-        let value = if access.by_index && access.all_in && access.header == 4 && !class.has_delta {
-            v.visit_seq(PropertySeq(&mut access))?
-        } else {
-            v.visit_map(&mut access)?
-        };
+        // DELTA_ENCODE properties only when the decode can be redone (see `decode_root`).
+        let value =
+            if access.by_index && access.all_in && access.header == 4 && (!class.has_delta || access.d.delta_seq) {
+                v.visit_seq(PropertySeq(&mut access))?
+            } else {
+                v.visit_map(&mut access)?
+            };
         access.finish()?;
         Ok(value)
     }
@@ -625,8 +627,8 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
 }
 
 /// The properties of a shallow object as a sequence, in id order (see
-/// [`Deserializer::visit_object`]): every property is present, none is DELTA_ENCODE, and the
-/// serde struct's fields are the properties.
+/// [`Deserializer::visit_object`]): every property passes the mask and the serde struct's fields
+/// are the properties. An absent DELTA_ENCODE property is an [`AbsentDe`].
 pub(super) struct PropertySeq<'b, 'a, 'de, 't, I: Input<'de>>(&'b mut ObjectAccess<'a, 'de, 't, I>);
 
 impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> {
@@ -642,7 +644,20 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
         acc.idx += 1;
         // After the last property there is nothing left for `finish` to skip.
         acc.done = acc.idx == acc.class.props.len();
-        let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence: false };
+        let mut presence = false;
+        if prop.has(flags::DELTA_ENCODE) {
+            let d = &mut *acc.d;
+            d.mark(|| crate::dump::Mark::Property(prop.name.clone()));
+            d.mark(|| crate::dump::Mark::Next("presence bit (DELTA_ENCODE)"));
+            if !d.bool()? {
+                if d.forbid_delta {
+                    return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
+                }
+                return seed.deserialize(AbsentDe { d }).map(Some);
+            }
+            presence = true;
+        }
+        let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence };
         match seed.deserialize(ValueDe { d: &mut *acc.d, slot }) {
             Ok(v) => Ok(Some(v)),
             Err(e) => Err(e.in_field(&prop.name)),
@@ -651,5 +666,43 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.0.class.props.len() - self.0.idx)
+    }
+}
+
+/// An absent DELTA_ENCODE property read as a sequence element: an `Option` is `None`, as the map
+/// path gives a missing `Option` field. Whatever else the field asks for (its default, or the
+/// "missing field" error) is the derived visitor's business on the map path: this asks
+/// [`Deserializer::decode_root`] to redo the decode that way.
+struct AbsentDe<'a, 'de, 't, I: Input<'de>> {
+    d: &'a mut Deserializer<'de, 't, I>,
+}
+
+impl<'de, I: Input<'de>> AbsentDe<'_, 'de, '_, I> {
+    #[cold]
+    fn retry(self) -> Error {
+        self.d.delta_retry = true;
+        Error::new(ErrorKind::Message("an absent DELTA_ENCODE property: read the class as a map".into()))
+    }
+}
+
+impl<'de, I: Input<'de>> de::Deserializer<'de> for AbsentDe<'_, 'de, '_, I> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        v.visit_none()
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _v: V) -> Result<V::Value> {
+        Err(self.retry())
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
     }
 }
