@@ -530,15 +530,20 @@ mod absent_delta_in_sequence_mode {
         Wire { a: 1, b, c: -2, d: d.map(str::to_owned) }
     }
 
-    fn encode<T: Serialize>(v: &T) -> Vec<u8> {
-        Options::new().to_vec(v, &types()).unwrap()
+    fn encode<T: Serialize>(v: &T, opts: Options) -> Vec<u8> {
+        opts.to_vec(v, &types()).unwrap()
     }
+
+    /// Shallow (presence bits) and deep (a `None` property is left out of the object).
+    const MODES: [Options; 2] = [Options::new(), Options::new().deep(true)];
 
     #[test]
     fn option_fields_are_none() {
-        for (b, d) in [(None, None), (Some(3), None), (None, Some("x")), (Some(3), Some("x"))] {
-            let w = wire(b, d);
-            assert_eq!(agree::<Wire>(&encode(&w), Options::new()).unwrap(), w);
+        for opts in MODES {
+            for (b, d) in [(None, None), (Some(3), None), (None, Some("x")), (Some(3), Some("x"))] {
+                let w = wire(b, d);
+                assert_eq!(agree::<Wire>(&encode(&w, opts), opts).unwrap(), w);
+            }
         }
     }
 
@@ -559,12 +564,14 @@ mod absent_delta_in_sequence_mode {
 
     #[test]
     fn defaulted_fields_get_their_default() {
-        let got = agree::<Defaulted>(&encode(&wire(None, None)), Options::new()).unwrap();
-        assert_eq!(got, Defaulted { a: 1, b: 7, c: -2, d: String::new() });
-        let got = agree::<Defaulted>(&encode(&wire(Some(3), None)), Options::new()).unwrap();
-        assert_eq!(got, Defaulted { a: 1, b: 3, c: -2, d: String::new() });
-        let got = agree::<Defaulted>(&encode(&wire(None, Some("x"))), Options::new()).unwrap();
-        assert_eq!(got, Defaulted { a: 1, b: 7, c: -2, d: "x".into() });
+        for opts in MODES {
+            let got = agree::<Defaulted>(&encode(&wire(None, None), opts), opts).unwrap();
+            assert_eq!(got, Defaulted { a: 1, b: 7, c: -2, d: String::new() });
+            let got = agree::<Defaulted>(&encode(&wire(Some(3), None), opts), opts).unwrap();
+            assert_eq!(got, Defaulted { a: 1, b: 3, c: -2, d: String::new() });
+            let got = agree::<Defaulted>(&encode(&wire(None, Some("x")), opts), opts).unwrap();
+            assert_eq!(got, Defaulted { a: 1, b: 7, c: -2, d: "x".into() });
+        }
     }
 
     #[derive(Debug, PartialEq, Deserialize)]
@@ -578,47 +585,53 @@ mod absent_delta_in_sequence_mode {
 
     #[test]
     fn a_missing_required_field_is_the_same_error() {
-        let err = agree::<Required>(&encode(&wire(None, Some("x"))), Options::new()).unwrap_err();
-        assert!(err.contains("missing field `b`"), "{err}");
-        let got = agree::<Required>(&encode(&wire(Some(4), None)), Options::new()).unwrap();
-        assert_eq!(got, Required { a: 1, b: 4, c: -2, d: None });
+        for opts in MODES {
+            let err = agree::<Required>(&encode(&wire(None, Some("x")), opts), opts).unwrap_err();
+            assert!(err.contains("missing field `b`"), "{err}");
+            let got = agree::<Required>(&encode(&wire(Some(4), None), opts), opts).unwrap();
+            assert_eq!(got, Required { a: 1, b: 4, c: -2, d: None });
+        }
     }
 
     /// Nested in a container of a sequence-read class, absent only in the last element: the
     /// whole decode is redone by the map path and gives its answer.
     #[test]
     fn nested_absent_property_anywhere_gives_the_map_answer() {
-        #[derive(Debug, PartialEq, Deserialize)]
-        #[serde(rename = "class Outer")]
-        struct Outer<T> {
-            n: u32,
-            items: Vec<T>,
-            z: i32,
+        for opts in MODES {
+            #[derive(Debug, PartialEq, Deserialize)]
+            #[serde(rename = "class Outer")]
+            struct Outer<T> {
+                n: u32,
+                items: Vec<T>,
+                z: i32,
+            }
+            let items = vec![wire(Some(1), Some("a")), wire(Some(2), None), wire(None, Some("c"))];
+            let bytes = encode(&OuterWire { n: 3, items: items.clone(), z: 9 }, opts);
+            assert_eq!(agree::<Outer<Wire>>(&bytes, opts).unwrap().items, items);
+            let got = agree::<Outer<Defaulted>>(&bytes, opts).unwrap();
+            assert_eq!(got.items[2], Defaulted { a: 1, b: 7, c: -2, d: "c".into() });
+            let err = agree::<Outer<Required>>(&bytes, opts).unwrap_err();
+            assert!(err.contains("missing field `b`"), "{err}");
         }
-        let items = vec![wire(Some(1), Some("a")), wire(Some(2), None), wire(None, Some("c"))];
-        let bytes = encode(&OuterWire { n: 3, items: items.clone(), z: 9 });
-        assert_eq!(agree::<Outer<Wire>>(&bytes, Options::new()).unwrap().items, items);
-        let got = agree::<Outer<Defaulted>>(&bytes, Options::new()).unwrap();
-        assert_eq!(got.items[2], Defaulted { a: 1, b: 7, c: -2, d: "c".into() });
-        let err = agree::<Outer<Required>>(&bytes, Options::new()).unwrap_err();
-        assert!(err.contains("missing field `b`"), "{err}");
     }
 
     /// Rust fields in another order than the property ids: the map path, present and absent.
     #[test]
     fn fields_in_another_order() {
-        #[derive(Debug, PartialEq, Deserialize)]
-        #[serde(rename = "class Delta")]
-        struct Shuffled {
-            d: Option<String>,
-            c: i32,
-            #[serde(default)]
-            b: u32,
-            a: u32,
-        }
-        for (b, d) in [(None, None), (Some(3), Some("x"))] {
-            let got = agree::<Shuffled>(&encode(&wire(b, d)), Options::new()).unwrap();
-            assert_eq!(got, Shuffled { d: d.map(str::to_owned), c: -2, b: b.unwrap_or(0), a: 1 });
+        for opts in MODES {
+            #[derive(Debug, PartialEq, Deserialize)]
+            #[serde(rename = "class Delta")]
+            struct Shuffled {
+                d: Option<String>,
+                c: i32,
+                #[serde(default)]
+                b: u32,
+                a: u32,
+            }
+            for (b, d) in [(None, None), (Some(3), Some("x"))] {
+                let got = agree::<Shuffled>(&encode(&wire(b, d), opts), opts).unwrap();
+                assert_eq!(got, Shuffled { d: d.map(str::to_owned), c: -2, b: b.unwrap_or(0), a: 1 });
+            }
         }
     }
 
@@ -626,34 +639,86 @@ mod absent_delta_in_sequence_mode {
     /// path's answer (the redo is decided by the deserializer, not by the error reaching it).
     #[test]
     fn a_swallowed_signal_still_gives_the_map_answer() {
-        #[derive(Debug, PartialEq)]
-        struct Lenient(u32);
-        impl<'de> Deserialize<'de> for Lenient {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                Ok(Lenient(u32::deserialize(d).unwrap_or(42)))
+        for opts in MODES {
+            #[derive(Debug, PartialEq)]
+            struct Lenient(u32);
+            impl<'de> Deserialize<'de> for Lenient {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    Ok(Lenient(u32::deserialize(d).unwrap_or(42)))
+                }
             }
+            #[derive(Debug, PartialEq, Deserialize)]
+            #[serde(rename = "class Delta")]
+            struct Swallows {
+                a: u32,
+                b: Lenient,
+                c: i32,
+                d: Option<String>,
+            }
+            // The map path hands a missing field's type serde's own "missing field" deserializer,
+            // whose error `Lenient` swallows too.
+            let got = agree::<Swallows>(&encode(&wire(None, None), opts), opts).unwrap();
+            assert_eq!(got.b, Lenient(42));
+            let got = agree::<Swallows>(&encode(&wire(Some(5), None), opts), opts).unwrap();
+            assert_eq!(got.b, Lenient(5));
         }
-        #[derive(Debug, PartialEq, Deserialize)]
+    }
+
+    /// Deep data whose properties are not in id order or that carries an unknown property after
+    /// the known ones (the sequence cannot take them): the map path's answer, whatever the Rust
+    /// type.
+    #[test]
+    fn deep_properties_out_of_order_unknown_or_repeated() {
+        static REVERSED: ClassSchema = ClassSchema::new(
+            "class Delta",
+            &[
+                P::new("d").ty("std::string").flags(D),
+                P::new("c").ty("int"),
+                P::new("b").ty("unsigned int").flags(D),
+                P::new("a").ty("unsigned int"),
+            ],
+        );
+        static EXTRA: ClassSchema = ClassSchema::new(
+            "class Delta",
+            &[
+                P::new("a").ty("unsigned int"),
+                P::new("b").ty("unsigned int").flags(D),
+                P::new("c").ty("int"),
+                P::new("d").ty("std::string").flags(D),
+                P::new("e").ty("unsigned int"),
+            ],
+        );
+        #[derive(Serialize)]
         #[serde(rename = "class Delta")]
-        struct Swallows {
+        struct WithE {
             a: u32,
-            b: Lenient,
+            b: Option<u32>,
             c: i32,
             d: Option<String>,
+            e: u32,
         }
-        // The map path hands a missing field's type serde's own "missing field" deserializer,
-        // whose error `Lenient` swallows too.
-        let got = agree::<Swallows>(&encode(&wire(None, None)), Options::new()).unwrap();
-        assert_eq!(got.b, Lenient(42));
-        let got = agree::<Swallows>(&encode(&wire(Some(5), None)), Options::new()).unwrap();
-        assert_eq!(got.b, Lenient(5));
+        let deep = Options::new().deep(true);
+        for (b, d) in [(None, None), (Some(3), Some("x"))] {
+            let w = wire(b, d);
+            let reversed = deep.to_vec(&w, &TypeList::from_schemas(&[&REVERSED])).unwrap();
+            let with_e = WithE { a: 1, b, c: -2, d: d.map(str::to_owned), e: 9 };
+            let extra = deep.to_vec(&with_e, &TypeList::from_schemas(&[&EXTRA])).unwrap();
+            for bytes in [&reversed, &extra] {
+                assert_eq!(agree::<Wire>(bytes, deep).unwrap(), w);
+                let _ = agree::<Defaulted>(bytes, deep);
+                let _ = agree::<Required>(bytes, deep);
+            }
+            for skip in [false, true] {
+                let _ = agree::<Wire>(&extra, deep.skip_unknown(skip));
+            }
+        }
     }
 
     /// FORBID_DELTA_ENCODE: an absent property is the same error both ways.
     #[test]
     fn forbidden_delta_is_the_same_error() {
-        let bytes = encode(&wire(None, None));
         let opts = Options::new().flags(serde_kiprop::serializer_flags::FORBID_DELTA_ENCODE);
+        let bytes = encode(&wire(None, None), Options::new());
         assert!(agree::<Wire>(&bytes, opts).is_err());
     }
 }

@@ -86,12 +86,13 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     skipped_deprecated: bool,
     /// The flags came from the stream (STATEFUL_FLAGS), not from the caller (for the hint).
     flags_stored: bool,
-    /// Shallow classes with DELTA_ENCODE properties may be read as a sequence (see
-    /// [`decode_root`](Self::decode_root)); off for a deserializer the caller drives.
-    delta_seq: bool,
-    /// A DELTA_ENCODE property was absent and its Rust field asked for something other than an
-    /// `Option`: the decode is redone with DELTA classes read as maps.
-    delta_retry: bool,
+    /// Shallow classes with DELTA_ENCODE properties and deep objects may be read as a sequence
+    /// (see [`decode_root`](Self::decode_root)); off for a deserializer the caller drives.
+    seq_retry: bool,
+    /// A property read as a sequence element was absent and its Rust field asked for something
+    /// other than an `Option`, or a deep property was not the one expected: the decode is redone
+    /// reading those objects as maps.
+    seq_retry_wanted: bool,
     _de: PhantomData<&'de ()>,
 }
 
@@ -124,8 +125,8 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             budget_limit: budget,
             skipped_deprecated: false,
             flags_stored: false,
-            delta_seq: false,
-            delta_retry: false,
+            seq_retry: false,
+            seq_retry_wanted: false,
             _de: PhantomData,
         }
     }
@@ -136,20 +137,22 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         self
     }
 
-    /// Decodes the root `T` and checks the end. Shallow classes with DELTA_ENCODE properties are
-    /// first read as sequences (no key step); an absent DELTA property there answers an `Option`
-    /// with `None` (what the map gives for a missing `Option` field). Anything else asked of an
-    /// absent property (a `#[serde(default)]` value, the "missing field" error) only the map
-    /// path knows, so the whole decode runs once more reading DELTA classes as maps: exactly
-    /// today's semantics, at most twice the work, still linear.
+    /// Decodes the root `T` and checks the end. Objects that may leave properties out (shallow
+    /// classes with DELTA_ENCODE properties, deep objects) are first read as sequences when the
+    /// Rust fields are the properties in id order (no key step); an absent property there
+    /// answers an `Option` with `None` (what the map gives for a missing `Option` field).
+    /// Anything else asked of an absent property (a `#[serde(default)]` value, the "missing
+    /// field" error), and deep properties out of id order or unknown, only the map path knows,
+    /// so the whole decode runs once more reading maps: today's semantics, at most twice the
+    /// work, still linear.
     pub(crate) fn decode_root<T: serde_core::Deserialize<'de>>(&mut self) -> Result<T> {
         let (depth, budget) = (self.depth, self.budget);
-        self.delta_seq = self.shallow;
+        self.seq_retry = true;
         let first = T::deserialize(&mut *self);
-        let value = if self.delta_retry {
+        let value = if self.seq_retry_wanted {
             drop(first);
-            self.delta_seq = false;
-            self.delta_retry = false;
+            self.seq_retry = false;
+            self.seq_retry_wanted = false;
             self.cur = BitCursor::default();
             self.depth = depth;
             self.budget = budget;

@@ -182,13 +182,17 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let mut access = self.object_body(class, header, fields, charge)?;
         // Shallow data whose every property is written, in the serde struct's field order: the
         // properties as a sequence (no keys), as formats without names hand derived structs.
-        // DELTA_ENCODE properties only when the decode can be redone (see `decode_root`).
-        let value =
-            if access.by_index && access.all_in && access.header == 4 && (!class.has_delta || access.d.delta_seq) {
-                v.visit_seq(PropertySeq(&mut access))?
-            } else {
-                v.visit_map(&mut access)?
-            };
+        // DELTA_ENCODE properties, and deep objects (properties in id order, as writers put
+        // them), only when the decode can be redone (see `decode_root`).
+        let seq = access.by_index
+            && access.header == 4
+            && ((access.all_in && !class.has_delta) || (access.d.seq_retry && (access.all_in || !access.d.shallow)));
+        let value = if seq { v.visit_seq(PropertySeq(&mut access))? } else { v.visit_map(&mut access)? };
+        if seq && !access.d.shallow && access.d.pos() != access.end {
+            // Deep properties the sequence did not take (repeated, unknown, or fields the
+            // visitor left): what to do with them is the map path's decision.
+            return Err(AbsentDe { d: access.d }.retry());
+        }
         access.finish()?;
         Ok(value)
     }
@@ -636,6 +640,9 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
 
     #[inline(always)]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        if !self.0.d.shallow {
+            return self.next_deep(seed);
+        }
         let acc = &mut *self.0;
         let Some(prop) = acc.class.props.get(acc.idx) else {
             acc.done = true;
@@ -669,6 +676,58 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
     }
 }
 
+impl<'de, I: Input<'de>> PropertySeq<'_, '_, 'de, '_, I> {
+    /// A deep object's next property as a sequence element: the property header at the cursor
+    /// must be the next property in id order. A property the data leaves out (a later one comes
+    /// first, or the object ends) is an [`AbsentDe`]; anything else (an unknown or repeated
+    /// property, a size out of bounds) redoes the decode reading maps, which knows the answer.
+    #[inline]
+    fn next_deep<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        let acc = &mut *self.0;
+        let Some(prop) = acc.class.props.get(acc.idx) else {
+            return Ok(None);
+        };
+        let d = &mut *acc.d;
+        let start = d.pos();
+        if start >= acc.end {
+            if start > acc.end {
+                return Err(AbsentDe { d }.retry());
+            }
+            acc.idx += 1;
+            return seed.deserialize(AbsentDe { d }).map(Some);
+        }
+        let saved = d.cur.clone();
+        let size = u64::from(d.u32()?);
+        let tag = d.bits(32)?;
+        let prop_end = start + size;
+        if prop_end > acc.end || prop_end < d.pos() {
+            return Err(AbsentDe { d }.retry());
+        }
+        let kind = match acc.class.slot_for_tag(tag, acc.idx) {
+            Some(ts) if ts.prop as usize == acc.idx => ts.kind,
+            Some(ts) if ts.prop as usize > acc.idx => {
+                // This property is left out: the header is read again for a later one.
+                d.cur = saved;
+                acc.idx += 1;
+                return seed.deserialize(AbsentDe { d }).map(Some);
+            }
+            _ => return Err(AbsentDe { d }.retry()),
+        };
+        acc.idx += 1;
+        let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence: false };
+        let v = match seed.deserialize(ValueDe { d: &mut *d, slot }) {
+            Ok(v) => v,
+            Err(e) => return Err(e.in_field(&prop.name)),
+        };
+        if d.pos() != prop_end || d.ignored {
+            if let Err(e) = acc.end_deep_property(&slot, prop_end) {
+                return Err(e.in_field(&prop.name));
+            }
+        }
+        Ok(Some(v))
+    }
+}
+
 /// An absent DELTA_ENCODE property read as a sequence element: an `Option` is `None`, as the map
 /// path gives a missing `Option` field. Whatever else the field asks for (its default, or the
 /// "missing field" error) is the derived visitor's business on the map path: this asks
@@ -680,8 +739,8 @@ struct AbsentDe<'a, 'de, 't, I: Input<'de>> {
 impl<'de, I: Input<'de>> AbsentDe<'_, 'de, '_, I> {
     #[cold]
     fn retry(self) -> Error {
-        self.d.delta_retry = true;
-        Error::new(ErrorKind::Message("an absent DELTA_ENCODE property: read the class as a map".into()))
+        self.d.seq_retry_wanted = true;
+        Error::new(ErrorKind::Message("read the class as a map".into()))
     }
 }
 
