@@ -109,7 +109,12 @@ fuzz_target!(|data: &[u8]| {
     let plain = Options::new().shallow(shallow).flags(reader_flags & COMPACT_LENGTH_PREFIXES).skip_deprecated(false);
     match sel >> 5 {
         0 | 1 | 2 => {
-            if let Ok(v) = opts.from_slice::<Root>(blob, &TYPES) {
+            let maps = opts.from_slice::<Root>(blob, &TYPES);
+            // The sequence form (`absent_option_is_none`) accepts the same inputs and reads the
+            // same values (`Root` has no `Option` defaulting to `Some`; Debug, for NaN floats).
+            let seq = opts.absent_option_is_none(true).from_slice::<Root>(blob, &TYPES);
+            assert_eq!(format!("{:?}", maps.as_ref().ok()), format!("{:?}", seq.as_ref().ok()));
+            if let Ok(v) = maps {
                 roundtrip(&v, plain);
             }
         }

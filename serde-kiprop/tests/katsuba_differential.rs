@@ -340,6 +340,11 @@ fn katsuba_reads_random_typed_objects_in_every_flag_combination() {
                 Ok(back) if back == root => {}
                 other => failures.push(ctx(format!("typed read back {other:?}"))),
             }
+            // The sequence form reads the same (`Root` has no `Option` defaulting to `Some`).
+            match reader.absent_option_is_none(true).from_slice::<Root>(&bytes, &types) {
+                Ok(back) if back == root => {}
+                other => failures.push(ctx(format!("typed read back with absent_option_is_none {other:?}"))),
+            }
             let value: Value = match reader.from_slice(&bytes, &types) {
                 Ok(v) => v,
                 Err(e) => {

@@ -534,8 +534,43 @@ mod absent_delta_in_sequence_mode {
         opts.to_vec(v, &types()).unwrap()
     }
 
-    /// Shallow (presence bits) and deep (a `None` property is left out of the object).
-    const MODES: [Options; 2] = [Options::new(), Options::new().deep(true)];
+    /// Shallow (presence bits) and deep (a `None` property is left out of the object), with the
+    /// sequence form (`absent_option_is_none`) and without (maps only, the default).
+    const MODES: [Options; 4] = [
+        Options::new().absent_option_is_none(true),
+        Options::new().deep(true).absent_option_is_none(true),
+        Options::new(),
+        Options::new().deep(true),
+    ];
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename = "class Delta")]
+    struct SomeDefault {
+        a: u32,
+        #[serde(default = "some_seven")]
+        b: Option<u32>,
+        c: i32,
+        d: Option<String>,
+    }
+
+    fn some_seven() -> Option<u32> {
+        Some(7)
+    }
+
+    /// The one case `absent_option_is_none` answers differently, and why it is off by default:
+    /// an absent property whose `Option` field defaults to `Some`.
+    #[test]
+    fn an_option_defaulting_to_some_keeps_its_default_unless_absent_option_is_none() {
+        for deep in [false, true] {
+            let opts = Options::new().deep(deep);
+            let bytes = encode(&wire(None, Some("x")), opts);
+            let exact: SomeDefault = opts.from_slice(&bytes, &types()).unwrap();
+            assert_eq!(exact.b, Some(7), "deep {deep}: the default, as serde's map path gives");
+            assert_eq!(by_map::<SomeDefault>(&bytes, opts).unwrap(), exact);
+            let fast: SomeDefault = opts.absent_option_is_none(true).from_slice(&bytes, &types()).unwrap();
+            assert_eq!(fast.b, None, "deep {deep}: the documented difference");
+        }
+    }
 
     #[test]
     fn option_fields_are_none() {

@@ -89,6 +89,8 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     /// Shallow classes with DELTA_ENCODE properties and deep objects may be read as a sequence
     /// (see [`decode_root`](Self::decode_root)); off for a deserializer the caller drives.
     seq_retry: bool,
+    /// [`Options::absent_option_is_none`]: `decode_root` may turn on `seq_retry`.
+    absent_option_is_none: bool,
     /// A property read as a sequence element was absent and its Rust field asked for something
     /// other than an `Option`, or a deep property was not the one expected: the decode is redone
     /// reading those objects as maps.
@@ -126,6 +128,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             skipped_deprecated: false,
             flags_stored: false,
             seq_retry: false,
+            absent_option_is_none: opts.absent_option_is_none,
             seq_retry_wanted: false,
             _de: PhantomData,
         }
@@ -137,17 +140,19 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         self
     }
 
-    /// Decodes the root `T` and checks the end. Objects that may leave properties out (shallow
-    /// classes with DELTA_ENCODE properties, deep objects) are first read as sequences when the
+    /// Decodes the root `T` and checks the end. With [`Options::absent_option_is_none`], objects
+    /// that may leave properties out (shallow classes with DELTA_ENCODE properties, deep
+    /// objects) are first read as sequences when the
     /// Rust fields are the properties in id order (no key step); an absent property there
-    /// answers an `Option` with `None` (what the map gives for a missing `Option` field).
+    /// answers an `Option` with `None` (what the map gives for a missing `Option` field whose
+    /// serde default is `None`: the one difference, see the option).
     /// Anything else asked of an absent property (a `#[serde(default)]` value, the "missing
     /// field" error), and deep properties out of id order or unknown, only the map path knows,
     /// so the whole decode runs once more reading maps: today's semantics, at most twice the
     /// work, still linear.
     pub(crate) fn decode_root<T: serde_core::Deserialize<'de>>(&mut self) -> Result<T> {
         let (depth, budget) = (self.depth, self.budget);
-        self.seq_retry = true;
+        self.seq_retry = self.absent_option_is_none;
         let first = T::deserialize(&mut *self);
         let value = if self.seq_retry_wanted {
             drop(first);
