@@ -231,7 +231,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// The string the uoffset at `pos` points to.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn string(&mut self, pos: usize) -> Result<&'de str> {
         let (v, bytes) = self.bytes_at(pos)?;
         let start = v + 4;
@@ -333,7 +333,7 @@ struct ValueDe<'a, 'de> {
 
 impl<'de> ValueDe<'_, 'de> {
     /// Reads an `N`-byte scalar.
-    #[inline]
+    #[inline(always)]
     fn scalar<const N: usize>(self) -> Result<[u8; N]> {
         match self.place {
             Place::Field { pos, .. } => read_array::<N>(self.d.buf, pos),
@@ -352,7 +352,7 @@ impl<'de> ValueDe<'_, 'de> {
     }
 
     /// The position of the uoffset of an offset-typed value (string, vector, table).
-    #[inline]
+    #[inline(always)]
     fn offset_pos(&self) -> Result<usize> {
         match self.place {
             Place::Field { pos, .. } | Place::Union { pos } => Ok(pos),
@@ -769,7 +769,7 @@ struct TableAccess<'a, 'de> {
 impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         while let Some(&name) = self.fields.get(self.i) {
             let index = self.i;
@@ -817,7 +817,7 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
         Ok(None)
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let place = match self.default {
             Some(text) => Place::Default { text },
@@ -827,6 +827,18 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
             Ok(value) => Ok(value),
             Err(e) => Err(e.in_field(field_name(self.fields[self.i - 1]))),
         }
+    }
+
+    // serde's provided `next_key`/`next_value` are small generic wrappers that LLVM leaves out of line (one
+    // call per field); these are the same wrappers, inlined into the derived `visit_map`.
+    #[inline(always)]
+    fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>> {
+        self.next_key_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V> {
+        self.next_value_seed(std::marker::PhantomData)
     }
 }
 

@@ -82,7 +82,7 @@ impl Builder {
         }
         let pad = (align - ((self.used() + len) & (align - 1))) & (align - 1);
         if pad > 0 {
-            self.alloc(pad)?.fill(0);
+            zero_small(self.alloc(pad)?);
         }
         Ok(())
     }
@@ -194,15 +194,71 @@ impl Builder {
     }
 }
 
+/// Zeroes up to 8 bytes (alignment padding) with two possibly overlapping fixed-size stores: `fill` on a
+/// slice of unknown length is a `memset` call, a fifth of a short string's cost.
+#[inline(always)]
+fn zero_small(out: &mut [u8]) {
+    let n = out.len();
+    if n > 8 {
+        out.fill(0);
+    } else if n >= 4 {
+        out[..4].copy_from_slice(&[0; 4]);
+        out[n - 4..].copy_from_slice(&[0; 4]);
+    } else if n >= 2 {
+        out[..2].copy_from_slice(&[0; 2]);
+        out[n - 2..].copy_from_slice(&[0; 2]);
+    } else if n == 1 {
+        out[0] = 0;
+    }
+}
+
+/// Copies a short inline struct (most are 4 to 16 bytes) with fixed-size moves instead of a `memcpy` call.
+#[inline(always)]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if n > 16 {
+        dst.copy_from_slice(src);
+    } else if n >= 8 {
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[n - 8..].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[n - 4..].copy_from_slice(&src[n - 4..]);
+    } else {
+        dst.copy_from_slice(src);
+    }
+}
+
 /// One table field waiting for its table to be written.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Field {
-    pub(crate) slot: u16,
-    /// Size in bytes (a multiple of `align`).
-    pub(crate) size: u32,
-    /// Alignment: 1, 2, 4 or 8.
-    pub(crate) align: u8,
+    /// What decides where the field goes, packed in one word so that a table's layout is compared with the
+    /// cached one in one test per field: the slot (bits 0–15), the size in bytes, a multiple of the alignment
+    /// (bits 16–47), and the alignment, 1, 2, 4 or 8 (bits 48–55).
+    key: u64,
     pub(crate) value: FieldValue,
+}
+
+impl Field {
+    #[inline(always)]
+    pub(crate) fn new(slot: u16, size: u32, align: u8, value: FieldValue) -> Self {
+        Field { key: u64::from(slot) | u64::from(size) << 16 | u64::from(align) << 48, value }
+    }
+
+    #[inline(always)]
+    fn slot(&self) -> usize {
+        (self.key & 0xffff) as usize
+    }
+
+    #[inline(always)]
+    fn size(&self) -> usize {
+        ((self.key >> 16) & 0xffff_ffff) as usize
+    }
+
+    #[inline(always)]
+    fn align(&self) -> u8 {
+        (self.key >> 48) as u8
+    }
 }
 
 /// What a [`Field`] holds.
@@ -228,13 +284,110 @@ fn class(align: u8) -> usize {
 pub(crate) struct Vtables {
     map: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
     last: Option<(u32, u16)>,
+    /// The layouts of the last tables written, by field count (see [`Layout`]).
+    layouts: [Layout; 4],
 }
 
 impl Vtables {
     pub(crate) fn clear(&mut self) {
         self.map.clear();
         self.last = None;
+        // The cached layouts point at vtables of the buffer being forgotten.
+        for l in &mut self.layouts {
+            l.filled = false;
+        }
     }
+}
+
+/// The most fields a cached [`Layout`] covers; longer tables always take the general path.
+const LAYOUT_FIELDS: usize = 32;
+
+/// Where a table's fields went, for the next table with the same fields (a table type written again:
+/// the same slots, sizes and alignments in the same order). Such a table gets the same inline layout and
+/// vtable: its fields are stored at the remembered offsets and its soffset points at the remembered vtable,
+/// which is already in the buffer (the cache is cleared with the buffer). The bytes are exactly those of the
+/// general path, which computes the layout from the same inputs.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    /// Whether this entry holds a layout.
+    filled: bool,
+    /// Number of fields.
+    n: usize,
+    /// Each field's [`layout_key`].
+    keys: [u64; LAYOUT_FIELDS],
+    /// Each field's offset from the table start.
+    at: [u16; LAYOUT_FIELDS],
+    max_class: usize,
+    inline: usize,
+    soffset_pad: usize,
+    table_size: usize,
+    /// The vtable's distance and length.
+    vtable: (u32, u16),
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            filled: false,
+            n: 0,
+            keys: [0; LAYOUT_FIELDS],
+            at: [0; LAYOUT_FIELDS],
+            max_class: 0,
+            inline: 0,
+            soffset_pad: 0,
+            table_size: 0,
+            vtable: (0, 0),
+        }
+    }
+}
+
+/// What decides where a field goes: its slot, size and alignment.
+#[inline(always)]
+fn layout_key(f: &Field) -> u64 {
+    f.key
+}
+
+/// Writes one field's value at offset `at` of the table being written (`out`, whose distance is `table`).
+#[inline(always)]
+fn write_field(out: &mut [u8], table: usize, at: usize, f: &Field, struct_bytes: &[u8]) {
+    let size = f.size();
+    match f.value {
+        FieldValue::Scalar(v) => write_scalar(&mut out[at..at + size], v),
+        FieldValue::Bytes(i) => copy_small(&mut out[at..at + size], &struct_bytes[i as usize..i as usize + size]),
+        FieldValue::Offset(target) => {
+            // The uoffset is the distance from the field itself (at `table - at`) to its target.
+            let rel = (table - at) as u32 - target;
+            out[at..at + OFFSET].copy_from_slice(&rel.to_le_bytes());
+        }
+    }
+}
+
+/// [`write_table`] for fields laid out like the cached `layout`'s; `None` (nothing written) if they are
+/// not, or if the table's start alignment gives it a different soffset padding.
+#[inline(always)]
+fn write_cached_table(b: &mut Builder, layout: &Layout, fields: &[Field], struct_bytes: &[u8]) -> Result<Option<u32>> {
+    if !layout.filled || layout.n != fields.len() || fields.iter().zip(&layout.keys).any(|(f, &k)| layout_key(f) != k) {
+        return Ok(None);
+    }
+    b.prealign(0, 1 << layout.max_class)?;
+    let start_fields = b.used();
+    let soffset_pad = (OFFSET - ((start_fields + layout.inline) & (OFFSET - 1))) & (OFFSET - 1);
+    if soffset_pad != layout.soffset_pad {
+        return Ok(None);
+    }
+    let table_size = layout.table_size;
+    let table = start_fields + table_size;
+    let out = b.alloc(table_size)?;
+    match out.first_chunk_mut::<8>() {
+        Some(head) => *head = [0; 8],
+        None => zero_small(&mut out[..OFFSET + soffset_pad]),
+    }
+    for (f, &at) in fields.iter().zip(&layout.at) {
+        write_field(out, table, at as usize, f, struct_bytes);
+    }
+    let soffset = layout.vtable.0 as i32 - table as i32;
+    b.patch_u32(table, soffset as u32);
+    Ok(Some(table as u32))
 }
 
 /// A `Hasher` for keys that are already well-mixed 64-bit hashes.
@@ -270,16 +423,21 @@ pub(crate) fn write_table(
     fields: &[Field],
     struct_bytes: &[u8],
 ) -> Result<u32> {
+    let cache = fields.len() % vtables.layouts.len();
+    if let Some(table) = write_cached_table(b, &vtables.layouts[cache], fields, struct_bytes)? {
+        vtables.last = Some(vtables.layouts[cache].vtable);
+        return Ok(table);
+    }
     // Group fields by alignment: the most aligned ones at the highest addresses (written first), the
     // smallest ones next to the soffset, so there is padding only at the two ends.
     let mut class_bytes = [0usize; 4];
     let mut max_class = 0;
     let mut slots = 0usize;
     for f in fields {
-        let c = class(f.align);
-        class_bytes[c] += f.size as usize;
+        let c = class(f.align());
+        class_bytes[c] += f.size();
         max_class = max_class.max(c);
-        slots = slots.max(f.slot as usize + 1);
+        slots = slots.max(f.slot() + 1);
     }
     let inline: usize = class_bytes.iter().sum();
     // Align the high end for the most aligned group; the smaller groups follow without padding.
@@ -323,24 +481,22 @@ pub(crate) fn write_table(
     // table is that long (field bytes it covers are written below).
     match out.first_chunk_mut::<8>() {
         Some(head) => *head = [0; 8],
-        None => out[..OFFSET + soffset_pad].fill(0),
+        None => zero_small(&mut out[..OFFSET + soffset_pad]),
     }
-    for f in fields {
-        let c = class(f.align);
+    let layout = &mut vtables.layouts[cache];
+    let cacheable = fields.len() <= LAYOUT_FIELDS;
+    layout.filled = false;
+    for (i, f) in fields.iter().enumerate() {
+        let c = class(f.align());
         let at = class_off[c];
-        let size = f.size as usize;
-        class_off[c] += size;
-        match f.value {
-            FieldValue::Scalar(v) => write_scalar(&mut out[at..at + size], v),
-            FieldValue::Bytes(i) => out[at..at + size].copy_from_slice(&struct_bytes[i as usize..i as usize + size]),
-            FieldValue::Offset(target) => {
-                // The uoffset is the distance from the field itself (at `table - at`) to its target.
-                let rel = (table - at) as u32 - target;
-                out[at..at + OFFSET].copy_from_slice(&rel.to_le_bytes());
-            }
-        }
-        let e = 4 + 2 * f.slot as usize;
+        class_off[c] += f.size();
+        write_field(out, table, at, f, struct_bytes);
+        let e = 4 + 2 * f.slot();
         vt[e..e + 2].copy_from_slice(&(at as u16).to_le_bytes());
+        if cacheable {
+            layout.keys[i] = layout_key(f);
+            layout.at[i] = at as u16;
+        }
     }
     debug_assert_eq!(b.used(), table);
 
@@ -369,6 +525,16 @@ pub(crate) fn write_table(
         None => (b.used() - table) as i32,
     };
     b.patch_u32(table, soffset as u32);
+    if cacheable {
+        let layout = &mut vtables.layouts[cache];
+        layout.filled = true;
+        layout.n = fields.len();
+        layout.max_class = max_class;
+        layout.inline = inline;
+        layout.soffset_pad = soffset_pad;
+        layout.table_size = table_size;
+        layout.vtable = ((table as i64 + i64::from(soffset)) as u32, vt_len as u16);
+    }
     Ok(table as u32)
 }
 
@@ -415,7 +581,7 @@ fn vtable_hash(vt: &[u8]) -> u64 {
 // Checked reads
 
 /// Reads `N` bytes at `pos`, checking bounds and alignment to `N`.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_array<const N: usize>(buf: &[u8], pos: usize) -> Result<[u8; N]> {
     // 16-byte values (128-bit integers) are 8-aligned, like a struct of two 64-bit halves.
     if pos % N.min(8) != 0 {
@@ -428,13 +594,13 @@ pub(crate) fn read_array<const N: usize>(buf: &[u8], pos: usize) -> Result<[u8; 
 }
 
 /// Reads a little-endian `u32` at `pos` (4-aligned).
-#[inline]
+#[inline(always)]
 pub(crate) fn read_u32(buf: &[u8], pos: usize) -> Result<u32> {
     read_array::<4>(buf, pos).map(u32::from_le_bytes)
 }
 
 /// Follows the uoffset stored at `pos`.
-#[inline]
+#[inline(always)]
 pub(crate) fn follow(buf: &[u8], pos: usize) -> Result<usize> {
     let off = read_u32(buf, pos)? as usize;
     let target = pos + off;

@@ -244,11 +244,11 @@ impl Serializer {
 
     #[inline]
     fn push_field(&mut self, slot: u16, size: u32, align: u8, value: FieldValue) {
-        self.fields.push(Field { slot, size, align, value });
+        self.fields.push(Field::new(slot, size, align, value));
     }
 
     /// Delivers an object written at distance `dist` to `place`.
-    #[inline]
+    #[inline(always)]
     fn offset(&mut self, place: Place, dist: u32, what: &str) -> Result<Mark> {
         match place {
             Place::Root => {
@@ -290,7 +290,7 @@ impl Serializer {
     }
 
     /// Delivers a scalar (`size` bytes, little-endian in `bits`) to `place`.
-    #[inline]
+    #[inline(always)]
     fn scalar(&mut self, place: Place, bits: u64, size: u8, key: i128) -> Result<Mark> {
         match place {
             Place::Field { slot, optional, .. } => {
@@ -585,6 +585,7 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         Ok(MapSer { offsets_start: s.offsets.len(), keys_start: s.keys.len(), entry: (0, 0), place: self.place, s })
     }
 
+    #[inline(always)]
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructOrTable<'a>> {
         let inline = match self.place {
             Place::MapKey => return Err(Error::unsupported("struct map keys (keys must be integers or strings)")),
@@ -761,7 +762,7 @@ impl ser::SerializeStruct for TableSer<'_> {
     type Ok = Mark;
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
         let mut union_type = self.union_type.take();
         let slot = if self.unions == 0 {

@@ -83,7 +83,7 @@ impl Writer<'_> {
                         continue;
                     }
                     let size = base.size() as u32;
-                    fields.push(LField { slot, size, align: size as u8, value: FieldValue::Scalar(bits(num, base)) });
+                    fields.push(LField::new(slot, size, size as u8, FieldValue::Scalar(bits(num, base))));
                 }
                 Type::Struct(i) => {
                     let so = &s.objects[*i];
@@ -93,12 +93,7 @@ impl Writer<'_> {
                     let start = bytes.len();
                     bytes.resize(start + so.size, 0);
                     self.structure(*i, val, &mut bytes[start..], &fpath)?;
-                    fields.push(LField {
-                        slot,
-                        size: so.size as u32,
-                        align: so.align as u8,
-                        value: FieldValue::Bytes(start as u32),
-                    });
+                    fields.push(LField::new(slot, so.size as u32, so.align as u8, FieldValue::Bytes(start as u32)));
                 }
                 Type::Union(u) => {
                     let tval = given.get(i.wrapping_sub(1)).copied().flatten();
@@ -113,7 +108,7 @@ impl Writer<'_> {
                         return Err(bad(&fpath, format_args!("union {} has no member {ty} with a value", e.name)));
                     };
                     let at = self.member(member, val, &fpath)?;
-                    fields.push(LField { slot, size: 4, align: 4, value: FieldValue::Offset(at) });
+                    fields.push(LField::new(slot, 4, 4, FieldValue::Offset(at)));
                 }
                 Type::Vector(inner) => {
                     let at = match (&**inner, f.nested_root) {
@@ -138,18 +133,18 @@ impl Writer<'_> {
                         }
                         _ => self.vector(inner, f.hash.as_deref(), val, &fpath)?,
                     };
-                    fields.push(LField { slot, size: 4, align: 4, value: FieldValue::Offset(at) });
+                    fields.push(LField::new(slot, 4, 4, FieldValue::Offset(at)));
                 }
                 Type::String => {
                     let Json::Str(text) = val else {
                         return Err(bad(&fpath, format_args!("expected a string, found {}", val.kind())));
                     };
                     let at = self.b.string(text.as_bytes())?;
-                    fields.push(LField { slot, size: 4, align: 4, value: FieldValue::Offset(at) });
+                    fields.push(LField::new(slot, 4, 4, FieldValue::Offset(at)));
                 }
                 Type::Table(t) => {
                     let at = self.table(*t, val, &fpath)?;
-                    fields.push(LField { slot, size: 4, align: 4, value: FieldValue::Offset(at) });
+                    fields.push(LField::new(slot, 4, 4, FieldValue::Offset(at)));
                 }
                 Type::Array(..) => return Err(bad(&fpath, "fixed arrays belong in structs")),
             }

@@ -47,7 +47,12 @@ type Result<T> = std::result::Result<T, Refused>;
 
 /// The bulk writer of one element: its bytes (exactly the element size), the next offset, and the struct
 /// name the element must have (learned from the first element).
-pub(super) struct Packed<'a> {
+///
+/// `LEARN` tells the first element's writer (which learns the struct name) from the later elements' one
+/// (which checks it): two instantiations, so the later elements' one has a single call site, in the element
+/// loop, where LLVM inlines the element's whole `Serialize` impl and folds the offsets and checks of each
+/// member into constants (the state starts at zero for every element).
+pub(super) struct Packed<'a, const LEARN: bool> {
     out: &'a mut [u8],
     cur: usize,
     /// The alignments of the open struct's members so far, or-ed together (powers of two: the highest bit is
@@ -56,21 +61,24 @@ pub(super) struct Packed<'a> {
     /// The members' offsets relative to their alignment, or-ed together: non-zero if any was misaligned.
     bad: usize,
     name: Option<&'static str>,
-    learn: bool,
 }
 
-impl<'a> Packed<'a> {
+impl<'a> Packed<'a, true> {
     /// A writer that learns the element's struct name (for the first element).
     pub(super) fn learn(out: &'a mut [u8]) -> Self {
-        Packed { out, cur: 0, mask: 0, bad: 0, name: None, learn: true }
+        Packed { out, cur: 0, mask: 0, bad: 0, name: None }
     }
+}
 
+impl<'a> Packed<'a, false> {
     /// A writer that requires the struct name `name` (the first element's, if it was a named struct).
     #[inline(always)]
     pub(super) fn check(out: &'a mut [u8], name: Option<&'static str>) -> Self {
-        Packed { out, cur: 0, mask: 0, bad: 0, name, learn: false }
+        Packed { out, cur: 0, mask: 0, bad: 0, name }
     }
+}
 
+impl<'a, const LEARN: bool> Packed<'a, LEARN> {
     /// The struct name learned from the first element.
     pub(super) fn name(&self) -> Option<&'static str> {
         self.name
@@ -80,7 +88,7 @@ impl<'a> Packed<'a> {
     /// the general writer would lay it out differently (nothing is promised about `out` then).
     #[inline(always)]
     pub(super) fn element<T: ?Sized + Serialize>(&mut self, value: &T, align: usize) -> bool {
-        let ok = value.serialize(Member::<true> { p: self }).is_ok();
+        let ok = value.serialize(Member::<true, LEARN> { p: self }).is_ok();
         ok && self.bad == 0 && self.cur == self.out.len() && top_bit(self.mask) == align
     }
 
@@ -100,7 +108,7 @@ impl<'a> Packed<'a> {
 
     #[inline(always)]
     fn same_name(&mut self, name: &'static str) -> Result<()> {
-        if self.learn {
+        if LEARN {
             self.name = Some(name);
             return Ok(());
         }
@@ -125,8 +133,8 @@ fn refused() -> Refused {
 }
 
 /// Writes one member (or, with `TOP`, the element itself).
-struct Member<'p, 'a, const TOP: bool> {
-    p: &'p mut Packed<'a>,
+struct Member<'p, 'a, const TOP: bool, const LEARN: bool> {
+    p: &'p mut Packed<'a, LEARN>,
 }
 
 macro_rules! packed_scalars {
@@ -138,15 +146,15 @@ macro_rules! packed_scalars {
     )*};
 }
 
-impl<'p, 'a, const TOP: bool> ser::Serializer for Member<'p, 'a, TOP> {
+impl<'p, 'a, const TOP: bool, const LEARN: bool> ser::Serializer for Member<'p, 'a, TOP, LEARN> {
     type Ok = ();
     type Error = Refused;
     type SerializeSeq = ser::Impossible<(), Refused>;
-    type SerializeTuple = Nested<'p, 'a>;
-    type SerializeTupleStruct = Nested<'p, 'a>;
+    type SerializeTuple = Nested<'p, 'a, LEARN>;
+    type SerializeTupleStruct = Nested<'p, 'a, LEARN>;
     type SerializeTupleVariant = ser::Impossible<(), Refused>;
     type SerializeMap = ser::Impossible<(), Refused>;
-    type SerializeStruct = Nested<'p, 'a>;
+    type SerializeStruct = Nested<'p, 'a, LEARN>;
     type SerializeStructVariant = ser::Impossible<(), Refused>;
 
     fn is_human_readable(&self) -> bool {
@@ -227,12 +235,12 @@ impl<'p, 'a, const TOP: bool> ser::Serializer for Member<'p, 'a, TOP> {
     }
 
     #[inline(always)]
-    fn serialize_tuple(self, _len: usize) -> Result<Nested<'p, 'a>> {
+    fn serialize_tuple(self, _len: usize) -> Result<Nested<'p, 'a, LEARN>> {
         Ok(self.nested())
     }
 
     #[inline(always)]
-    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Nested<'p, 'a>> {
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Nested<'p, 'a, LEARN>> {
         Ok(self.nested())
     }
 
@@ -251,7 +259,7 @@ impl<'p, 'a, const TOP: bool> ser::Serializer for Member<'p, 'a, TOP> {
     }
 
     #[inline(always)]
-    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Nested<'p, 'a>> {
+    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Nested<'p, 'a, LEARN>> {
         // A named element struct is inline only if configured so: the first element's name was.
         if TOP {
             self.p.same_name(name)?;
@@ -270,9 +278,9 @@ impl<'p, 'a, const TOP: bool> ser::Serializer for Member<'p, 'a, TOP> {
     }
 }
 
-impl<'p, 'a, const TOP: bool> Member<'p, 'a, TOP> {
+impl<'p, 'a, const TOP: bool, const LEARN: bool> Member<'p, 'a, TOP, LEARN> {
     #[inline(always)]
-    fn nested(self) -> Nested<'p, 'a> {
+    fn nested(self) -> Nested<'p, 'a, LEARN> {
         let start = self.p.cur;
         let outer = std::mem::take(&mut self.p.mask);
         Nested { p: self.p, start, outer }
@@ -280,16 +288,16 @@ impl<'p, 'a, const TOP: bool> Member<'p, 'a, TOP> {
 }
 
 /// An open struct: its start and the enclosing struct's alignments, checked and merged when it closes.
-pub(super) struct Nested<'p, 'a> {
-    p: &'p mut Packed<'a>,
+pub(super) struct Nested<'p, 'a, const LEARN: bool> {
+    p: &'p mut Packed<'a, LEARN>,
     start: usize,
     outer: usize,
 }
 
-impl Nested<'_, '_> {
+impl<const LEARN: bool> Nested<'_, '_, LEARN> {
     #[inline(always)]
     fn member<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(Member::<false> { p: &mut *self.p })
+        value.serialize(Member::<false, LEARN> { p: &mut *self.p })
     }
 
     #[inline(always)]
@@ -306,4 +314,4 @@ impl Nested<'_, '_> {
     }
 }
 
-struct_impls!(Nested<'_, '_> => (), Refused);
+struct_impls!([const LEARN: bool] Nested<'_, '_, LEARN> => (), Refused);

@@ -111,8 +111,8 @@ impl NestedSer<'_> {
 
 /// The tuple, tuple-struct and struct impls of an inline-struct serializer with `member` and `finish` methods.
 macro_rules! struct_impls {
-    ($($ty:ty => $ok:ty, $err:ty);*) => {$(
-        impl ser::SerializeTuple for $ty {
+    ([$($gen:tt)*] $ty:ty => $ok:ty, $err:ty) => {
+        impl<$($gen)*> ser::SerializeTuple for $ty {
             type Ok = $ok;
             type Error = $err;
 
@@ -127,7 +127,7 @@ macro_rules! struct_impls {
             }
         }
 
-        impl ser::SerializeTupleStruct for $ty {
+        impl<$($gen)*> ser::SerializeTupleStruct for $ty {
             type Ok = $ok;
             type Error = $err;
 
@@ -142,7 +142,7 @@ macro_rules! struct_impls {
             }
         }
 
-        impl ser::SerializeStruct for $ty {
+        impl<$($gen)*> ser::SerializeStruct for $ty {
             type Ok = $ok;
             type Error = $err;
 
@@ -164,7 +164,10 @@ macro_rules! struct_impls {
                 self.finish()
             }
         }
-    )*};
+    };
+    ($ty:ty => $ok:ty, $err:ty) => {
+        struct_impls!([] $ty => $ok, $err);
+    };
 }
 
 pub(super) use struct_impls;
