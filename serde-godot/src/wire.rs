@@ -358,6 +358,12 @@ pub(crate) fn short_eq_no_nul(a: &[u8], b: &[u8]) -> Option<bool> {
     Some((head, tail) == short_words(b)? && !zero_byte(head) && !zero_byte(tail))
 }
 
+/// Whether `a` and `b` are equal and hold no NUL byte, at any length.
+#[inline(always)]
+pub(crate) fn eq_no_nul(a: &[u8], b: &[u8]) -> bool {
+    short_eq_no_nul(a, b).unwrap_or_else(|| a == b && !has_nul(a))
+}
+
 /// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
 /// front, so each read is one length check (the position is derived for error offsets).
 ///

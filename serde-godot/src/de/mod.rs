@@ -25,8 +25,8 @@ mod access;
 mod path;
 
 use access::{
-    Components, Elements, Entries, FullObjectParts, Handoff, MathDe, NodePathParts, PackedElems, PackedStrings,
-    SignalParts, Tagged, fail, short,
+    Components, Elements, Entries, FullObjectParts, Handoff, KeyedFields, MathDe, NodePathParts, PackedElems,
+    PackedStrings, SignalParts, Tagged, fail, short,
 };
 
 /// A serde Deserializer over a byte slice of Godot Variant bytes.
@@ -63,6 +63,14 @@ pub struct Deserializer<'de> {
     /// Whether an object id or RID may be visited as an integer (inside [`crate::ObjectId`] /
     /// [`crate::Rid`], or with [`Options::ids_as_integers`]).
     ids_ok: bool,
+    /// Whether a struct in Dictionary form whose keys are exactly its field names in order may
+    /// be visited as a sequence of its values (see [`Self::keyed`]). Only the entry points that
+    /// can decode again from the start turn it on.
+    keyed_seq: bool,
+    /// Set when a struct visited as a sequence gave up (a key out of order, a visitor without
+    /// `visit_seq`, any error): the result of this pass is not used and the entry point decodes
+    /// again with `keyed_seq` off (today's map path, its values, errors and field paths).
+    retry: bool,
 }
 
 // Headers whose type id is the same in Godot 3 and 4 (the fast paths compare whole headers;
@@ -97,7 +105,33 @@ impl<'de> Deserializer<'de> {
             fields: &[],
             next_field: 0,
             ids_ok: opts.ids_as_integers,
+            keyed_seq: false,
+            retry: false,
         }
+    }
+
+    /// Decodes one `T` from the start of `input`: first with structs in Dictionary form read as
+    /// sequences where their keys allow it, then, if that pass gave up anywhere, again from the
+    /// start with the map path. Returns the deserializer that produced the result (for its
+    /// position).
+    #[inline]
+    fn run<T: de::Deserialize<'de>>(input: &'de [u8], opts: Options) -> (Result<T>, Self) {
+        let mut de = Self::with_options(input, opts);
+        de.keyed_seq = true;
+        let result = T::deserialize(&mut de);
+        if !de.retry {
+            return (result, de);
+        }
+        Self::run_maps(input, opts)
+    }
+
+    /// The second pass of [`Self::run`].
+    #[cold]
+    #[inline(never)]
+    fn run_maps<T: de::Deserialize<'de>>(input: &'de [u8], opts: Options) -> (Result<T>, Self) {
+        let mut de = Self::with_options(input, opts);
+        let result = T::deserialize(&mut de);
+        (result, de)
     }
 
     /// Checks that the whole input was consumed (the engine ignores trailing bytes; serde-godot
@@ -211,6 +245,8 @@ impl<'de> Deserializer<'de> {
         let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
         let result = if header == self.array {
             self.elements(count, fields, None, visitor)
+        } else if self.keyed_seq && count == fields.len() && !self.retry {
+            self.keyed(fields, visitor)
         } else {
             let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
             let result = self.map(count, visitor);
@@ -375,6 +411,56 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// A struct in Dictionary form with as many entries as `fields`, visited as the sequence of
+    /// its values: each entry's key must be the STRING `fields[i]` (its wire bytes compared),
+    /// which spares the field visitor. Anything else gives up ([`Self::give_up`]): the entry
+    /// point decodes again with the map path.
+    #[inline]
+    fn keyed<V: Visitor<'de>>(&mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        self.depth += 1;
+        if !fields.is_empty() && self.depth > self.opts.max_depth {
+            self.depth -= 1;
+            return Err(self.give_up());
+        }
+        let mut access = KeyedFields { de: self, fields, next: 0 };
+        let value = visitor.visit_seq(&mut access);
+        let done = access.next == fields.len();
+        self.depth -= 1;
+        match value {
+            Ok(value) if done => Ok(value),
+            Ok(_) => Err(self.give_up()),
+            Err(_) => Err(self.give_up()),
+        }
+    }
+
+    /// Marks this pass as given up (the `retry` field) and returns the error that stops it; that
+    /// error is never shown: the entry point decodes again.
+    #[cold]
+    #[inline(never)]
+    fn give_up(&mut self) -> Error {
+        self.retry = true;
+        Error::at(ErrorKind::InvalidData("a struct key out of field order (decoded again as a map)"), self.r.pos())
+    }
+
+    /// Consumes the key of the next entry if it is the STRING `field` exactly as the map path
+    /// would read it as that field (no NUL, no BOM, padding present); `false` leaves the input
+    /// as it was.
+    #[inline(always)]
+    fn skip_key(&mut self, field: &'static str) -> bool {
+        let rest = self.r.rest();
+        let Some(word) = rest.first_chunk::<8>() else { return false };
+        let len = field.len();
+        if u64::from_le_bytes(*word) != STRING as u64 | (len as u64) << 32 {
+            return false;
+        }
+        let Some(bytes) = rest.get(8..8 + len) else { return false };
+        if !wire::eq_no_nul(field.as_bytes(), bytes) || (bytes.first() == Some(&0xEF) && field.starts_with('\u{FEFF}'))
+        {
+            return false;
+        }
+        self.r.take(8 + len + wire::pad4(len)).is_ok()
+    }
+
     /// A full object (header already read): refused unless enabled. As a map (`class`,
     /// `properties`) or, for the FullObject type, a sequence of the same two parts.
     fn full_object<V: Visitor<'de>>(&mut self, visitor: V, as_seq: bool) -> Result<V::Value> {
@@ -494,8 +580,8 @@ impl Options {
     /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
     /// asks for that. Trailing bytes are an error.
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let mut de = Deserializer::with_options(bytes, *self);
-        match T::deserialize(&mut de).and_then(|value| de.end().map(|()| value)) {
+        let (result, de) = Deserializer::run(bytes, *self);
+        match result.and_then(|value| de.end().map(|()| value)) {
             Ok(value) => Ok(value),
             Err(e) => Err(self.version_hint::<T>(e, bytes, true)),
         }
@@ -513,16 +599,16 @@ impl Options {
             Version::Godot4 => (Version::Godot3, VERSION_HINTS[0]),
             Version::Godot3 => (Version::Godot4, VERSION_HINTS[1]),
         };
-        let mut de = Deserializer::with_options(bytes, self.version(other));
-        let fits = T::deserialize(&mut de).is_ok() && (!whole || de.r.remaining() == 0);
+        let (result, de) = Deserializer::run::<T>(bytes, self.version(other));
+        let fits = result.is_ok() && (!whole || de.r.remaining() == 0);
         if fits { e.with_hint(hint) } else { e }
     }
 
     /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
     /// engine does (`bytes_to_var` ignores trailing bytes).
     pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-        let mut de = Deserializer::with_options(bytes, *self);
-        match T::deserialize(&mut de) {
+        let (result, de) = Deserializer::run(bytes, *self);
+        match result {
             Ok(value) => Ok((value, de.remaining_input())),
             Err(e) => Err(self.version_hint::<T>(e, bytes, false)),
         }
