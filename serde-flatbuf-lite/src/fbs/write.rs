@@ -178,18 +178,32 @@ impl Writer<'_> {
         }
         let e = &self.s.enums[u];
         let mut offsets = Vec::with_capacity(items.len());
+        let mut nones = Vec::new();
         for (k, (t, item)) in tys.iter().zip(items).enumerate() {
             let p = format!("{path}/{k}");
             let Num::Int(ty) = self.scalar(&Type::UnionType(u), BaseType::UByte, None, t, &p)? else {
                 unreachable!("union types are integers")
             };
+            // An element of type NONE: the official verifier accepts it and never follows its
+            // offset, and the reader prints it as `null` (flatc's JSON parser refuses it, but
+            // builders write it). Its offset is written as 0.
+            if ty == 0 && matches!(item, Json::Null) {
+                offsets.push(0);
+                nones.push(k);
+                continue;
+            }
             let Some(member) = e.by_value(ty).and_then(|m| m.table) else {
                 return Err(bad(&p, format_args!("union {} has no member {ty} with a value", e.name)));
             };
             offsets.push(self.member(member, item, &p)?);
         }
         // The types themselves are the `x_type` vector field, written on its own.
-        self.b.offset_vector(&offsets)
+        let at = self.b.offset_vector(&offsets)?;
+        for k in nones {
+            // Element k sits at distance `at - 4 - 4k` (after the length).
+            self.b.patch_u32(at as usize - 4 - 4 * k, 0);
+        }
+        Ok(at)
     }
 
     fn vector(&mut self, inner: &Type, hash: Option<&str>, val: &Json, path: &str) -> Result<u32> {
