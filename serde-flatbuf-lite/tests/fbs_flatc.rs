@@ -189,3 +189,30 @@ fn union_vector_none_elements_round_trip() {
     let err = schema.json_to_buffer(r#"{"us_type": ["NONE"], "us": [{"x": 1}]}"#, None).unwrap_err();
     assert!(err.to_string().contains("no member 0"), "{err}");
 }
+
+/// Regression (fuzz `flatbuf_schema`): a union type without its value, which flatc's JSON parser
+/// writes (`{"u_type": "A"}` gives a buffer with type 1 and no value) and the official verifier
+/// then refuses, is refused by our writer; a NONE type alone is fine.
+#[test]
+fn a_union_type_without_its_value_is_not_written() {
+    const FBS: &str = "table A { x:int; }\ntable B { y:int; }\nunion U { A, B }\n\
+                       table Root { u:U; us:[U]; z:int; }\nroot_type Root;\n";
+    let schema = Schema::parse_str("u.fbs", FBS).unwrap();
+    for json in [r#"{"u_type": "A", "z": 1}"#, r#"{"u_type": 2}"#, r#"{"us_type": ["A"]}"#, r#"{"us_type": []}"#] {
+        let err = schema.json_to_buffer(json, None).unwrap_err().to_string();
+        assert!(err.contains("needs its"), "{json}: {err}");
+    }
+    for json in [r#"{"u_type": "NONE", "z": 1}"#, r#"{"u_type": "A", "u": {"x": 1}}"#, r#"{"us_type": [], "us": []}"#] {
+        let buf = schema.json_to_buffer(json, None).unwrap_or_else(|e| panic!("{json}: {e}"));
+        schema.buffer_to_json(&buf, None).unwrap_or_else(|e| panic!("{json}: {e}"));
+    }
+    // flatc writes them; our reader refuses its buffers, as the official verifier does.
+    let Some(flatc) = flatc("a_union_type_without_its_value_is_not_written") else { return };
+    let dir = work("union-type-alone");
+    std::fs::write(dir.join("u.fbs"), FBS).unwrap();
+    let docs = [r#"{"u_type": "A", "z": 1}"#.to_owned(), r#"{"us_type": ["A"]}"#.to_owned()];
+    for (doc, buf) in docs.iter().zip(flatc_binary(&flatc, &dir.join("u.fbs"), &[], None, &docs, &dir)) {
+        let err = schema.buffer_to_json(&buf, None).unwrap_err();
+        assert_eq!(err.kind(), serde_flatbuf_lite::ErrorKind::InconsistentUnion, "{doc}: {err}");
+    }
+}

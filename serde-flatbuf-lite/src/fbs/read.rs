@@ -98,7 +98,15 @@ impl Reader<'_, '_> {
                         continue;
                     }
                     if matches!(ty, Type::Vector(i) if matches!(**i, Type::UnionType(_))) {
-                        // A union vector's types: printed as names.
+                        // A union vector's types: printed as names. Types without their values
+                        // are refused, as the official verifier does (`!values && !types`).
+                        if t.field(buf, usize::from(f.slot) + 1).is_none() {
+                            return Err(Error::at(
+                                ErrorKind::InconsistentUnion,
+                                p,
+                                format!("{}.{}: union types without their values", o.name, f.name),
+                            ));
+                        }
                         self.out.key(&f.name);
                         self.value(d, ty, p)?;
                         continue;

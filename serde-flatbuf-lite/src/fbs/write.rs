@@ -75,10 +75,24 @@ impl Writer<'_> {
                 continue;
             };
             let slot = f.slot;
+            // A union type (or vector of types) without its value: the official verifier refuses
+            // such a buffer, so it is not written (flatc's JSON parser writes it). A NONE type is
+            // the default and is left out.
+            let value_absent = || {
+                o.fields
+                    .get(i + 1)
+                    .is_some_and(|n| given[i + 1].is_none() && matches!(n.ty, Type::Union(_) | Type::Vector(_)))
+            };
+            if matches!(&f.ty, Type::Vector(t) if matches!(**t, Type::UnionType(_))) && value_absent() {
+                return Err(bad(&fpath, "a vector of union types needs its vector of values"));
+            }
             match &f.ty {
                 ty @ (Type::Scalar(_) | Type::Enum(_) | Type::UnionType(_)) => {
                     let base = scalar_of(ty, &s.enums).unwrap_or(BaseType::UByte);
                     let num = self.scalar(ty, base, f.hash.as_deref(), val, &fpath)?;
+                    if matches!(ty, Type::UnionType(_)) && !matches!(num, Num::Int(0)) && value_absent() {
+                        return Err(bad(&fpath, "a union type needs its value member"));
+                    }
                     if !f.optional && is_default(num, f.default) {
                         continue;
                     }
