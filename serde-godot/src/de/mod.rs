@@ -110,28 +110,31 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Decodes one `T` from the start of `input`: first with structs in Dictionary form read as
-    /// sequences where their keys allow it, then, if that pass gave up anywhere, again from the
-    /// start with the map path. Returns the deserializer that produced the result (for its
-    /// position).
+    /// Decodes one `T` from the start of `input` into `de` (a fresh deserializer over `input`
+    /// with `opts`): first with structs in Dictionary form read as sequences where their keys
+    /// allow it, then, if that pass gave up anywhere, again from the start with the map path.
+    /// `de` is left as the pass that produced the result left it (for its position). It is
+    /// borrowed, not returned, so the common case moves no deserializer.
     #[inline]
-    fn run<T: de::Deserialize<'de>>(input: &'de [u8], opts: Options) -> (Result<T>, Self) {
-        let mut de = Self::with_options(input, opts);
+    fn run<T: de::Deserialize<'de>>(de: &mut Self, input: &'de [u8], opts: Options) -> Result<T> {
         de.keyed_seq = true;
-        let result = T::deserialize(&mut de);
-        if !de.retry {
-            return (result, de);
+        // One call site of `T::deserialize` (a loop, not a second call), so that it can be
+        // inlined here; the second pass has `keyed_seq` off and never sets `retry`.
+        loop {
+            let result = T::deserialize(&mut *de);
+            if !de.retry {
+                return result;
+            }
+            drop(result);
+            de.restart(input, opts);
         }
-        Self::run_maps(input, opts)
     }
 
-    /// The second pass of [`Self::run`].
+    /// Back to the start of `input` with the map path (the second pass of [`Self::run`]).
     #[cold]
     #[inline(never)]
-    fn run_maps<T: de::Deserialize<'de>>(input: &'de [u8], opts: Options) -> (Result<T>, Self) {
-        let mut de = Self::with_options(input, opts);
-        let result = T::deserialize(&mut de);
-        (result, de)
+    fn restart(&mut self, input: &'de [u8], opts: Options) {
+        *self = Self::with_options(input, opts);
     }
 
     /// Checks that the whole input was consumed (the engine ignores trailing bytes; serde-godot
@@ -415,7 +418,10 @@ impl<'de> Deserializer<'de> {
     /// its values: each entry's key must be the STRING `fields[i]` (its wire bytes compared),
     /// which spares the field visitor. Anything else gives up ([`Self::give_up`]): the entry
     /// point decodes again with the map path.
-    #[inline]
+    // Not inlined: the Dictionary form's sequence path inlined into `deserialize_struct` made
+    // every derived `deserialize` too big to inline into the entry points (Array-form decode
+    // per message went from 683 to 804 instructions).
+    #[inline(never)]
     fn keyed<V: Visitor<'de>>(&mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         self.depth += 1;
         if !fields.is_empty() && self.depth > self.opts.max_depth {
@@ -580,8 +586,8 @@ impl Options {
     /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
     /// asks for that. Trailing bytes are an error.
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let (result, de) = Deserializer::run(bytes, *self);
-        match result.and_then(|value| de.end().map(|()| value)) {
+        let mut de = Deserializer::with_options(bytes, *self);
+        match Deserializer::run(&mut de, bytes, *self).and_then(|value| de.end().map(|()| value)) {
             Ok(value) => Ok(value),
             Err(e) => Err(self.version_hint::<T>(e, bytes, true)),
         }
@@ -599,16 +605,17 @@ impl Options {
             Version::Godot4 => (Version::Godot3, VERSION_HINTS[0]),
             Version::Godot3 => (Version::Godot4, VERSION_HINTS[1]),
         };
-        let (result, de) = Deserializer::run::<T>(bytes, self.version(other));
-        let fits = result.is_ok() && (!whole || de.r.remaining() == 0);
+        let mut de = Deserializer::with_options(bytes, self.version(other));
+        let fits =
+            Deserializer::run::<T>(&mut de, bytes, self.version(other)).is_ok() && (!whole || de.r.remaining() == 0);
         if fits { e.with_hint(hint) } else { e }
     }
 
     /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
     /// engine does (`bytes_to_var` ignores trailing bytes).
     pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-        let (result, de) = Deserializer::run(bytes, *self);
-        match result {
+        let mut de = Deserializer::with_options(bytes, *self);
+        match Deserializer::run(&mut de, bytes, *self) {
             Ok(value) => Ok((value, de.remaining_input())),
             Err(e) => Err(self.version_hint::<T>(e, bytes, false)),
         }
