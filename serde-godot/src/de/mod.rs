@@ -587,10 +587,27 @@ impl Options {
     /// asks for that. Trailing bytes are an error.
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(bytes, *self);
-        match Deserializer::run(&mut de, bytes, *self).and_then(|value| de.end().map(|()| value)) {
-            Ok(value) => Ok(value),
-            Err(e) => Err(self.version_hint::<T>(e, bytes, true)),
+        de.keyed_seq = true;
+        match T::deserialize(&mut de).and_then(|value| de.end().map(|()| value)) {
+            Ok(value) if !de.retry => Ok(value),
+            other => self.whole_again(other, de.retry, bytes),
         }
+    }
+
+    /// The rare ends of [`from_slice`](Self::from_slice), out of line so that the common path
+    /// stays small enough for `T::deserialize` to be inlined into it: a first pass that gave up
+    /// (decoded again with the map path) or an error (with its version hint).
+    #[cold]
+    #[inline(never)]
+    fn whole_again<'de, T: de::Deserialize<'de>>(&self, first: Result<T>, retry: bool, bytes: &'de [u8]) -> Result<T> {
+        let result = if retry {
+            drop(first);
+            let mut de = Deserializer::with_options(bytes, *self);
+            T::deserialize(&mut de).and_then(|value| de.end().map(|()| value))
+        } else {
+            first
+        };
+        result.map_err(|e| self.version_hint::<T>(e, bytes, true))
     }
 
     /// Adds a hint to a decoding error when the same bytes decode as a `T` in the other Godot
@@ -615,7 +632,31 @@ impl Options {
     /// engine does (`bytes_to_var` ignores trailing bytes).
     pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
         let mut de = Deserializer::with_options(bytes, *self);
-        match Deserializer::run(&mut de, bytes, *self) {
+        de.keyed_seq = true;
+        match T::deserialize(&mut de) {
+            Ok(value) if !de.retry => Ok((value, de.remaining_input())),
+            other => self.take_again(other, de.retry, bytes),
+        }
+    }
+
+    /// The rare ends of [`take_from_slice`](Self::take_from_slice), out of line (see
+    /// `whole_again`).
+    #[cold]
+    #[inline(never)]
+    fn take_again<'de, T: de::Deserialize<'de>>(
+        &self,
+        first: Result<T>,
+        retry: bool,
+        bytes: &'de [u8],
+    ) -> Result<(T, &'de [u8])> {
+        let mut de = Deserializer::with_options(bytes, *self);
+        let result = if retry {
+            drop(first);
+            T::deserialize(&mut de)
+        } else {
+            first
+        };
+        match result {
             Ok(value) => Ok((value, de.remaining_input())),
             Err(e) => Err(self.version_hint::<T>(e, bytes, false)),
         }
