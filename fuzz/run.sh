@@ -16,10 +16,13 @@ mkdir -p "$corpus"
 seeds=()
 [ -d "seeds/$target" ] && seeds+=("seeds/$target")
 sanitizer=(); [ "${FUZZ_SANITIZER:-address}" = none ] && sanitizer=(-s none)
+# FUZZ_DEBUG_ASSERTIONS=1 builds with debug assertions (the crates' internal cross-checks, e.g. serde-brson's
+# one-pass decode against its careful pass).
+assertions=(); [ "${FUZZ_DEBUG_ASSERTIONS:-0}" = 1 ] && assertions=(-a)
 log="artifacts/$target.log"
 mkdir -p artifacts
 set +e
-RUSTC_BOOTSTRAP=1 cargo fuzz run "${sanitizer[@]}" "$target" "$corpus" "${seeds[@]}" -- \
+RUSTC_BOOTSTRAP=1 cargo fuzz run "${sanitizer[@]}" "${assertions[@]}" "$target" "$corpus" "${seeds[@]}" -- \
   -max_total_time="$seconds" -malloc_limit_mb=512 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$@" \
   2>&1 | tee "$log" | grep -E '^(#[0-9]+ *(INITED|DONE)|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|.*(panicked|deadly signal|out-of-memory|malloc\(|Test unit written))'
 status=${PIPESTATUS[0]}

@@ -15,7 +15,9 @@ fuzz_target!(|data: &[u8]| {
     let options = Options::new().max_decompressed(4 << 20).allow_uncompressed(true).model_budget_ratio(ratio);
     let file = if selector & 1 == 0 { [&b"FrDT\0\0\0\0\0"[..], body].concat() } else { body.to_vec() };
     // The one-pass decode (checks the BSON while it builds the model) must accept exactly what
-    // the validated payload path accepts, and build the same tree.
+    // the validated payload path accepts, and build the same tree. `from_slice` falls back to the
+    // careful path when the one pass refuses, so a false refusal shows only as a debug assertion
+    // inside it: run this target with FUZZ_DEBUG_ASSERTIONS=1 (fuzz/run.sh) to check that side.
     let one_pass = options.from_slice::<DataTree>(&file);
     let Ok(payload) = options.decompress(&file) else {
         assert!(one_pass.is_err(), "the one-pass decode accepted a file decompress refuses");

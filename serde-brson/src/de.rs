@@ -97,29 +97,52 @@ impl Options {
     /// Decodes a file held in memory into `T`.
     ///
     /// One pass over the decompressed payload checks and decodes it together; when that fails, the
-    /// file is decoded again the careful way ([`decompress`](Options::decompress), then
-    /// [`Payload::deserialize`]) for an error that says where and why.
+    /// payload is checked again the careful way ([`Payload`] validation, then
+    /// [`Payload::deserialize`]) for an error that says where and why. The payload is decompressed
+    /// once either way.
     pub fn from_slice<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T> {
-        if let Some(value) = self.decode_in_one_pass(bytes) {
-            return Ok(value);
+        match self.decode_in_one_pass(bytes) {
+            Ok(value) => Ok(value),
+            Err(decompressed) => self.explain_refusal(bytes, decompressed),
         }
-        self.decompress(bytes)?.deserialize()
     }
 
-    /// [`from_slice`](Options::from_slice) in one pass: `None` on any error.
-    fn decode_in_one_pass<T: DeserializeOwned>(&self, bytes: &[u8]) -> Option<T> {
-        let header = container::sniff(bytes).ok()?;
-        let compression = container::resolve(header, self.extension, self.allow_uncompressed).ok()?;
-        let body_offset = header.map_or(0, |h| h.len);
-        let body = &bytes[body_offset..];
-        let data = match compression {
-            Compression::None if body.len() <= self.max_decompressed => std::borrow::Cow::Borrowed(body),
-            Compression::None => return None,
-            _ => std::borrow::Cow::Owned(
-                codec::decompress(compression, body, body_offset as u64, self.max_decompressed, self.max_chunk).ok()?,
-            ),
-        };
-        T::deserialize(Deserializer::checking(&data, self)).ok()
+    /// [`from_slice`](Options::from_slice) in one pass. On any error, the decompressed payload if
+    /// there is one, so that the careful pass need not decompress again.
+    fn decode_in_one_pass<T: DeserializeOwned>(&self, bytes: &[u8]) -> std::result::Result<T, Option<Vec<u8>>> {
+        let header = container::sniff(bytes).map_err(|_| None)?;
+        let compression = container::resolve(header, self.extension, self.allow_uncompressed).map_err(|_| None)?;
+        let body = &bytes[header.map_or(0, |h| h.len)..];
+        if compression == Compression::None {
+            if body.len() > self.max_decompressed {
+                return Err(None);
+            }
+            // Checked in place; the careful pass validates it in place too.
+            return T::deserialize(Deserializer::checking(body, self)).map_err(|_| None);
+        }
+        let body_offset = header.map_or(0, |h| h.len) as u64;
+        let data = codec::decompress(compression, body, body_offset, self.max_decompressed, self.max_chunk)
+            .map_err(|_| None)?;
+        match T::deserialize(Deserializer::checking(&data, self)) {
+            Ok(value) => Ok(value),
+            Err(_) => Err(Some(data)),
+        }
+    }
+
+    /// The careful pass after the one-pass decode refused `bytes`: the error, with where and why.
+    ///
+    /// Both passes accept exactly the same files (the fuzz target `brson_model` and the random
+    /// differential `peer_random` hold them to it); a debug build asserts it here, so that a file
+    /// the one-pass reader refuses by mistake cannot pass unnoticed as a slow success.
+    #[cold]
+    #[inline(never)]
+    fn explain_refusal<T: DeserializeOwned>(&self, bytes: &[u8], decompressed: Option<Vec<u8>>) -> Result<T> {
+        let result = decompress_slice_with(bytes, self, decompressed).and_then(|payload| payload.deserialize());
+        debug_assert!(
+            result.is_err(),
+            "serde-brson's one-pass decode refused a file that validation and Payload::deserialize accept"
+        );
+        result
     }
 
     /// Decodes a file from a stream into `T`.
@@ -162,6 +185,11 @@ impl Payload {
 
 /// Reads the container and decompresses a whole file held in memory.
 pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payload> {
+    decompress_slice_with(bytes, options, None)
+}
+
+/// [`decompress_slice`], given the body decompressed already, if it was.
+fn decompress_slice_with(bytes: &[u8], options: &Options, decompressed: Option<Vec<u8>>) -> Result<Payload> {
     let header = container::sniff(bytes)?;
     let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
     let body_offset = header.map_or(0, |h| h.len);
@@ -171,7 +199,10 @@ pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payloa
         payload::validate(body, options.max_depth)?;
         return Ok(Payload::from_validated(body.to_vec(), compression, header, options));
     }
-    let data = codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk);
+    let data = match decompressed {
+        Some(data) => Ok(data),
+        None => codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk),
+    };
     let payload = data.and_then(|data| Payload::new(data, compression, header, options));
     match payload {
         Err(e) if header.is_none() => Err(legacy_codec_hint(e, body, options)),
