@@ -1,8 +1,8 @@
 //! The BSON walk of [`dump`](super::dump): every document's length, each element's type, key and
 //! value, terminators; nested documents and arrays one level deeper. Offsets are into the payload.
 
-use super::out::{Out, quoted};
 use crate::error::{Error, ErrorKind};
+use gamefmt_dump::{Out, quoted};
 
 type Result<T = ()> = std::result::Result<T, Error>;
 

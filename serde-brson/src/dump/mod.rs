@@ -43,7 +43,6 @@
 //! 32 characters per byte of file and payload (a longer dump is cut with a line saying so).
 
 mod bson;
-mod out;
 
 use std::fmt::{self, Display};
 
@@ -51,7 +50,7 @@ use crate::codec::lzma::{HEADER_LEN, LzmaHeader};
 use crate::container::{self, Compression};
 use crate::error::{Error, Position};
 use crate::{Options, codec};
-use out::Out;
+use gamefmt_dump::Out;
 
 /// An annotated dump: its text (`Display`) and the error it stopped at, if any.
 #[derive(Debug)]
@@ -147,7 +146,7 @@ fn walk(out: &mut Out, bytes: &[u8], opts: &Options) -> Result<(), Error> {
         Compression::Brotli => out.span(body_offset, body, 0, format_args!("Brotli stream, {} bytes", body.len())),
     }
     let data = codec::decompress(compression, body, body_offset as u64, opts.max_decompressed, opts.max_chunk)?;
-    out.grow(data.len());
+    out.grow(data.len(), 32);
     if compression == Compression::None {
         out.heading(format_args!(
             "BSON payload, {} bytes, stored uncompressed from file offset {body_offset} (offsets into the payload)",

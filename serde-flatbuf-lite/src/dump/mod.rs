@@ -56,8 +56,6 @@
 //! and the text is at most 16 KiB plus 32 characters per byte of buffer (a longer dump is cut with a
 //! line saying so).
 
-pub(crate) mod out;
-
 use std::fmt::{self, Display};
 
 use serde_core::Deserialize;
@@ -65,7 +63,7 @@ use serde_core::Deserialize;
 use crate::error::Error;
 use crate::fbs::Schema;
 use crate::options::Options;
-use out::Out;
+use gamefmt_dump::Out;
 
 /// An annotated dump: its text (`Display`) and the error it stopped at, if any.
 #[derive(Debug)]

@@ -8,10 +8,10 @@ use super::read::{check_fits, enum_of, shift, union_at, write_float};
 use super::resolve::scalar_of;
 use super::{BaseType, Enum, Field, Schema, Type};
 use crate::de::Deserializer;
-use crate::dump::out::{Out, quoted};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Table, follow, misaligned, out_of_bounds, read_array};
 use crate::options::Options;
+use gamefmt_dump::{Out, quoted};
 
 /// Walks the buffer `buf` whose root is table `root`, writing to `out`; stops at the first error.
 pub(crate) fn walk(out: &mut Out, schema: &Schema, root: usize, buf: &[u8], opts: &Options) -> Result<()> {

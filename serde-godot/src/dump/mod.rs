@@ -34,14 +34,13 @@
 //! the text is at most 16 KiB plus 32 characters per input byte (a longer dump is cut with a line
 //! saying so).
 
-mod out;
 mod walk;
 
 use std::fmt::{self, Display};
 
 use crate::framing::Framing;
 use crate::{Error, ErrorKind, Options, Variant};
-use out::Out;
+use gamefmt_dump::Out;
 
 /// An annotated dump: its text (`Display`) and the decoding error it stopped at, if any.
 #[derive(Debug)]
@@ -142,7 +141,7 @@ fn one(out: &mut Out, bytes: &[u8], base: usize, depth: usize, opts: &Options) -
         // The text form of the options' version (`var_to_str` / `var2str`), typed containers as
         // the bytes have them.
         let text = match opts.typed_containers(true).to_text(&value) {
-            Ok(text) => out::capped(&text, out.remaining()),
+            Ok(text) => gamefmt_dump::capped(&text, out.remaining()),
             Err(e) => format!("(none: {e})"),
         };
         let mut lines = text.lines();

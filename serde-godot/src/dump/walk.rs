@@ -4,7 +4,6 @@
 
 use std::fmt::Display;
 
-use super::out::{Out, preview, quoted};
 use crate::decode::{decode_payload, header};
 use crate::options::{Options, Version};
 use crate::wire::{
@@ -12,6 +11,7 @@ use crate::wire::{
     Reader,
 };
 use crate::{Error, ErrorKind, VariantType};
+use gamefmt_dump::{Out, preview, quoted};
 
 /// Walks the one Variant filling `bytes` (at `base` in the whole input), writing its lines at
 /// `depth`. Errors carry offsets in the whole input.

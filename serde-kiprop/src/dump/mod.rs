@@ -18,8 +18,6 @@
 //! The walk is the decoder itself (linear, with its limits) and never panics; the text is at
 //! most 16 KiB plus 32 characters per input byte and 8 per inflated byte.
 
-mod out;
-
 use std::cell::RefCell;
 use std::fmt::{self, Display};
 
@@ -28,7 +26,7 @@ use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind};
 use crate::options::{Options, inflate, serializer_flags as sf};
 use crate::{BIND_MAGIC, TypeList};
-use out::{Out, quoted};
+use gamefmt_dump::{Out, quoted};
 use serde_core::de::{Deserialize, MapAccess, SeqAccess, Visitor};
 
 /// An annotated dump: its text (`Display`) and the decoding error it stopped at, if any.
@@ -175,7 +173,7 @@ pub fn dump(bytes: &[u8], opts: &Options, types: &TypeList) -> Dump {
     let mut base = 0;
     let error = framing(&mut out, bytes, opts, types, &mut base).err();
     if let Some(e) = &error {
-        out.note(base + e.bit_offset().unwrap_or(0), 0, format_args!("error: {e}"));
+        out.note_bits(base + e.bit_offset().unwrap_or(0), 0, format_args!("error: {e}"));
     }
     Dump { text: out.finish(), error }
 }
@@ -210,7 +208,7 @@ fn framing(out: &mut Out, input: &[u8], opts: &Options, types: &TypeList, base: 
         if !data.starts_with(&BIND_MAGIC) {
             return Err(Error::new(ErrorKind::BadMagic));
         }
-        out.span(0, &data[..4], 0, "magic \"BINd\" (a game file: deep mode, stored flags)");
+        out.span_bits(0, &data[..4], 0, "magic \"BINd\" (a game file: deep mode, stored flags)");
         at = 4;
     }
     let cap = opts.max_decompressed_size;
@@ -218,17 +216,17 @@ fn framing(out: &mut Out, input: &[u8], opts: &Options, types: &TypeList, base: 
     let outer;
     if opts.manual_compression {
         let size = u32_at(data, at)?;
-        out.span(
+        out.span_bits(
             at as u64 * 8,
             &data[at..at + 4],
             0,
             format_args!("uncompressed size {size} (u32 LE, manual compression)"),
         );
         let z = &data[at + 4..];
-        out.span((at as u64 + 4) * 8, z, 0, format_args!("zlib stream, {} bytes", z.len()));
+        out.span_bits((at as u64 + 4) * 8, z, 0, format_args!("zlib stream, {} bytes", z.len()));
         outer = inflate(z, size, cap, cap)?;
         inflated_len = outer.len();
-        out.grow(inflated_len);
+        out.grow(inflated_len, 8);
         out.heading(format_args!("inflated ({} bytes; offsets from here on are into the inflated data)", outer.len()));
         data = &outer;
         at = 0;
@@ -236,7 +234,7 @@ fn framing(out: &mut Out, input: &[u8], opts: &Options, types: &TypeList, base: 
     let mut flags = opts.flags;
     if flags & sf::STATEFUL_FLAGS != 0 {
         flags = u32_at(data, at)?;
-        out.span(
+        out.span_bits(
             at as u64 * 8,
             &data[at..at + 4],
             0,
@@ -247,15 +245,15 @@ fn framing(out: &mut Out, input: &[u8], opts: &Options, types: &TypeList, base: 
     let stream_opts = Options { flags, ..*opts };
     if flags & sf::WITH_COMPRESSION != 0 {
         let compressed = *data.get(at).ok_or_else(|| Error::at(ErrorKind::Eof, at as u64 * 8))?;
-        out.span(at as u64 * 8, &data[at..at + 1], 0, format_args!("compressed: {}", compressed != 0));
+        out.span_bits(at as u64 * 8, &data[at..at + 1], 0, format_args!("compressed: {}", compressed != 0));
         at += 1;
         if compressed != 0 {
             let size = u32_at(data, at)?;
-            out.span(at as u64 * 8, &data[at..at + 4], 0, format_args!("uncompressed size {size} (u32 LE)"));
+            out.span_bits(at as u64 * 8, &data[at..at + 4], 0, format_args!("uncompressed size {size} (u32 LE)"));
             let z = &data[at + 4..];
-            out.span((at as u64 + 4) * 8, z, 0, format_args!("zlib stream, {} bytes", z.len()));
+            out.span_bits((at as u64 + 4) * 8, z, 0, format_args!("zlib stream, {} bytes", z.len()));
             let body = inflate(z, size, cap.saturating_sub(inflated_len), cap)?;
-            out.grow(body.len());
+            out.grow(body.len(), 8);
             out.heading(format_args!(
                 "inflated object stream ({} bytes; offsets from here on are into it, as byte.bit)",
                 body.len()
@@ -283,12 +281,12 @@ fn objects(out: &mut Out, data: &[u8], base: u64, opts: &Options, types: &TypeLi
     let events = trace.events.into_inner();
     if events.len() >= max {
         render(out, data, base, &events);
-        out.note(base + end, 0, "… (the rest of the stream is not shown: more reads than the dump keeps)");
+        out.note_bits(base + end, 0, "… (the rest of the stream is not shown: more reads than the dump keeps)");
     } else {
         render(out, data, base, &events);
     }
     result?;
-    out.note(base + end, 0, "end");
+    out.note_bits(base + end, 0, "end");
     Ok(())
 }
 
@@ -397,11 +395,11 @@ fn render(out: &mut Out, data: &[u8], base: u64, events: &[Event]) {
                         })
                     });
                     match named {
-                        Some(n) => out.note(base + start, depth, format_args!("property {n}")),
-                        None => out.note(base + start, depth, "property"),
+                        Some(n) => out.note_bits(base + start, depth, format_args!("property {n}")),
+                        None => out.note_bits(base + start, depth, "property"),
                     }
                 } else {
-                    out.note(base + start, depth, format_args!("property {name}"));
+                    out.note_bits(base + start, depth, format_args!("property {name}"));
                 }
             }
             Event::Mark(Mark::Class(_) | Mark::Named(_)) => {}
@@ -448,7 +446,7 @@ fn render(out: &mut Out, data: &[u8], base: u64, events: &[Event]) {
                 let first = (start / 8) as usize;
                 let last = (end.div_ceil(8) as usize).min(data.len());
                 let touched = data.get(first..last).unwrap_or_default();
-                out.span(base + start, touched, depth, meaning);
+                out.span_bits(base + start, touched, depth, meaning);
             }
         }
     }
