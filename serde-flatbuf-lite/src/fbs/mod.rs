@@ -306,13 +306,13 @@ impl Schema {
     /// Parses a schema file and the files it includes (relative to the including file, then to each of
     /// `include_dirs`; each file is read once, include cycles are harmless).
     pub fn parse_file(path: impl AsRef<Path>, include_dirs: &[PathBuf]) -> Result<Schema> {
-        parser::parse_files(path.as_ref(), include_dirs)
+        parser::parse_files(path.as_ref(), include_dirs).and_then(resolve::resolve)
     }
 
     /// Parses schema text. `name` names it in errors; `include` declarations are resolved relative to the
     /// current directory.
     pub fn parse_str(name: &str, text: &str) -> Result<Schema> {
-        parser::parse_text(name, text)
+        parser::parse_text(name, text).and_then(resolve::resolve)
     }
 
     /// The object with this name: fully qualified, or unqualified when exactly one object has it.

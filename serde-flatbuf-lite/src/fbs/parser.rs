@@ -6,7 +6,6 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::Schema;
 use super::lexer::{Tok, Token, tokenize};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -94,23 +93,25 @@ pub(super) struct Raw {
     pub(super) files: Vec<PathBuf>,
 }
 
-pub(super) fn parse_files(path: &Path, include_dirs: &[PathBuf]) -> Result<Schema> {
+/// Parses the schema file at `path` and every file it includes into one [`Raw`] (names not yet
+/// resolved).
+pub(super) fn parse_files(path: &Path, include_dirs: &[PathBuf]) -> Result<Raw> {
     let mut raw = Raw::default();
     let text = read_text(path)?;
     let includes = parse_into(&mut raw, &path.display().to_string(), &text, true)?;
     raw.files.push(path.to_path_buf());
     let mut seen: HashSet<PathBuf> = HashSet::from([canonical(path)]);
     follow_includes(&mut raw, path, includes, include_dirs, &mut seen)?;
-    super::resolve::resolve(raw)
+    Ok(raw)
 }
 
 /// Text without a file: its includes are resolved relative to the current directory.
-pub(super) fn parse_text(name: &str, text: &str) -> Result<Schema> {
+pub(super) fn parse_text(name: &str, text: &str) -> Result<Raw> {
     let mut raw = Raw::default();
     let includes = parse_into(&mut raw, name, text, true)?;
     let mut seen = HashSet::new();
     follow_includes(&mut raw, Path::new(name), includes, &[], &mut seen)?;
-    super::resolve::resolve(raw)
+    Ok(raw)
 }
 
 /// Reads the included files breadth-first from a queue (no recursion), each once: `from`'s includes,
