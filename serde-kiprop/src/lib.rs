@@ -56,8 +56,8 @@ impl Options {
         let opts = Options { flags, ..*self };
         let stored = self.flags & serializer_flags::STATEFUL_FLAGS != 0;
         match body {
-            Body::Borrowed(b) => decode(Deserializer::new(b, types, opts).flags_stored(stored)),
-            Body::Owned(v) => decode(Deserializer::new(v, types, opts).flags_stored(stored)),
+            Body::Borrowed(b) => Deserializer::decode_root(b, types, opts, stored),
+            Body::Owned(v) => Deserializer::decode_root(v, types, opts, stored),
         }
     }
 
@@ -67,10 +67,6 @@ impl Options {
         reader.read_to_end(&mut buf)?;
         self.from_slice(&buf, types)
     }
-}
-
-fn decode<'de, T: Deserialize<'de>, I: de::Input<'de>>(mut d: Deserializer<'de, '_, I>) -> Result<T> {
-    d.decode_root()
 }
 
 /// Encodes `value` with the default [`Options`] (shallow, flags 0, mask `0x18`).

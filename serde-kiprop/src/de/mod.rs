@@ -89,8 +89,6 @@ pub struct Deserializer<'de, 't, I: Input<'de> = &'de [u8]> {
     /// Shallow classes with DELTA_ENCODE properties and deep objects may be read as a sequence
     /// (see [`decode_root`](Self::decode_root)); off for a deserializer the caller drives.
     seq_retry: bool,
-    /// [`Options::absent_option_is_none`]: `decode_root` may turn on `seq_retry`.
-    absent_option_is_none: bool,
     /// A property read as a sequence element was absent and its Rust field asked for something
     /// other than an `Option`, or a deep property was not the one expected: the decode is redone
     /// reading those objects as maps.
@@ -128,7 +126,6 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             skipped_deprecated: false,
             flags_stored: false,
             seq_retry: false,
-            absent_option_is_none: opts.absent_option_is_none,
             seq_retry_wanted: false,
             _de: PhantomData,
         }
@@ -150,24 +147,27 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// field" error), and deep properties out of id order or unknown, only the map path knows,
     /// so the whole decode runs once more reading maps: today's semantics, at most twice the
     /// work, still linear.
-    pub(crate) fn decode_root<T: serde_core::Deserialize<'de>>(&mut self) -> Result<T> {
-        let (depth, budget) = (self.depth, self.budget);
-        self.seq_retry = self.absent_option_is_none;
-        let first = T::deserialize(&mut *self);
-        let value = if self.seq_retry_wanted {
-            drop(first);
-            self.seq_retry = false;
-            self.seq_retry_wanted = false;
-            self.cur = BitCursor::default();
-            self.depth = depth;
-            self.budget = budget;
-            self.ignored = false;
-            self.reserved = 0;
-            self.skipped_deprecated = false;
-            T::deserialize(&mut *self)
-        } else {
-            first
-        };
+    pub(crate) fn decode_root<T: serde_core::Deserialize<'de>>(
+        input: I,
+        types: &'t TypeList,
+        opts: Options,
+        stored: bool,
+    ) -> Result<T> {
+        let mut d = Deserializer::new(input, types, opts).flags_stored(stored);
+        d.seq_retry = opts.absent_option_is_none;
+        let first = T::deserialize(&mut d);
+        if !d.seq_retry_wanted {
+            return d.end_root(first);
+        }
+        drop(first);
+        // The map path only: a fresh deserializer over the same input.
+        let mut d = Deserializer::new(d.input, types, opts).flags_stored(stored);
+        let value = T::deserialize(&mut d);
+        d.end_root(value)
+    }
+
+    /// The root's result with its position, then the end check.
+    fn end_root<T>(&mut self, value: Result<T>) -> Result<T> {
         let value = value.map_err(|e| e.with_pos(self.bit_pos()))?;
         self.end()?;
         Ok(value)
