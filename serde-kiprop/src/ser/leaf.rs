@@ -5,21 +5,27 @@ use crate::codec::{Leaf, Prim, Scalar, same_short};
 use crate::error::{Error, Result};
 use serde_core::ser::{self, Impossible, Serialize};
 
-/// A leaf struct being collected (components can arrive by name in any order).
+/// A leaf struct being collected (components can arrive by name in any order). The components
+/// collected so far are in the serializer's [`LeafScratch`] (leaf structs do not nest), so this
+/// stays small to move around.
 #[doc(hidden)]
 pub struct LeafSer<'a, 't> {
     pub(super) s: &'a mut Serializer<'t>,
     pub(super) slot: Slot<'t>,
     pub(super) leaf: Leaf,
-    /// `leaf.fields()` and `leaf.group()`, looked up once.
-    pub(super) fields: &'static [&'static str],
-    pub(super) group: usize,
-    /// The field expected next (fields usually arrive in wire order).
-    pub(super) next_field: usize,
+}
+
+/// The state of the leaf struct being written: its components so far.
+#[derive(Clone, Copy, Default)]
+pub(super) struct LeafScratch {
     /// Components as their 32-bit patterns (every leaf component is 8 or 32 bits wide).
-    pub(super) vals: [u32; 9],
-    pub(super) next: usize,
-    pub(super) filled: u16,
+    vals: [u32; 9],
+    /// The field expected next (fields usually arrive in wire order).
+    next_field: u8,
+    /// The next component.
+    next: u8,
+    /// The components written, one bit each.
+    filled: u16,
 }
 
 impl<'a, 't> LeafSer<'a, 't> {
@@ -28,27 +34,21 @@ impl<'a, 't> LeafSer<'a, 't> {
         if slot.is(sf::CONTAINER) {
             return Err(mismatch(&slot, "a single leaf struct for a container property"));
         }
-        Ok(LeafSer {
-            s,
-            slot,
-            leaf,
-            fields: leaf.fields(),
-            group: leaf.group(),
-            next_field: 0,
-            vals: [0; 9],
-            next: 0,
-            filled: 0,
-        })
+        s.leaf.next_field = 0;
+        s.leaf.next = 0;
+        s.leaf.filled = 0;
+        Ok(LeafSer { s, slot, leaf })
     }
 
     /// One named field. Fast path: the field after the previous one (fields usually arrive in
     /// wire order).
     #[inline(always)]
     pub(super) fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<()> {
-        match self.fields.get(self.next_field) {
+        let i = usize::from(self.s.leaf.next_field);
+        match self.leaf.fields().get(i) {
             Some(f) if same_short(f, key) => {
-                self.next = self.next_field * self.group;
-                self.next_field += 1;
+                self.s.leaf.next = (i * self.leaf.group()) as u8;
+                self.s.leaf.next_field += 1;
                 v.serialize(LeafElemSer { l: self })
             }
             _ => self.field_slow(key, v),
@@ -61,11 +61,11 @@ impl<'a, 't> LeafSer<'a, 't> {
         if key.starts_with('$') {
             return Ok(());
         }
-        let i = self.fields.iter().position(|f| *f == key).ok_or_else(|| {
+        let i = self.leaf.fields().iter().position(|f| *f == key).ok_or_else(|| {
             Error::mismatch(self.slot.name(), format!("a field of {}, got {key:?}", self.leaf.type_name()))
         })?;
-        self.next_field = i + 1;
-        self.next = i * self.group;
+        self.s.leaf.next_field = (i + 1) as u8;
+        self.s.leaf.next = (i * self.leaf.group()) as u8;
         v.serialize(LeafElemSer { l: self })
     }
 
@@ -73,10 +73,12 @@ impl<'a, 't> LeafSer<'a, 't> {
     /// (`bits`), else converts and checks it ([`push`](Self::push)).
     #[inline(always)]
     fn push_exact(&mut self, prim: Prim, bits: u32, v: Scalar) -> Result<()> {
-        if self.leaf.component() == prim && self.next < self.leaf.len() {
-            self.vals[self.next] = bits;
-            self.filled |= 1 << self.next;
-            self.next += 1;
+        let next = usize::from(self.s.leaf.next);
+        if self.leaf.component() == prim && next < self.leaf.len() {
+            let st = &mut self.s.leaf;
+            st.vals[next] = bits;
+            st.filled |= 1 << next;
+            st.next += 1;
             return Ok(());
         }
         self.push(v)
@@ -84,33 +86,53 @@ impl<'a, 't> LeafSer<'a, 't> {
 
     #[inline(never)]
     pub(super) fn push(&mut self, v: Scalar) -> Result<()> {
-        if self.next >= self.leaf.len() {
+        let next = usize::from(self.s.leaf.next);
+        if next >= self.leaf.len() {
             return Err(Error::mismatch(self.slot.name(), format!("{} components", self.leaf.len())));
         }
         let prim = self.leaf.component();
         if !fits(prim, v) {
             return Err(Error::mismatch(self.slot.name(), format!("a {} component, got {v:?}", prim.type_name())));
         }
-        self.vals[self.next] = if prim == Prim::F32 { v.as_f32().to_bits() } else { v.as_bits() as u32 };
-        self.filled |= 1 << self.next;
-        self.next += 1;
+        let st = &mut self.s.leaf;
+        st.vals[next] = if prim == Prim::F32 { v.as_f32().to_bits() } else { v.as_bits() as u32 };
+        st.filled |= 1 << next;
+        st.next += 1;
         Ok(())
     }
 
     #[inline]
     pub(super) fn finish(self) -> Result<()> {
         let len = self.leaf.len();
-        if self.filled != (1u16 << len) - 1 {
+        if self.s.leaf.filled != (1u16 << len) - 1 {
             return Err(self.incomplete());
         }
-        let patch = self.s.open(&self.slot, Some(self.leaf.type_name()))?;
-        if self.leaf.component() == Prim::U8 {
-            for v in &self.vals[..len] {
-                self.s.w.write_u8(*v as u8);
-            }
+        let patch = if self.slot.f & (sf::PRESENCE | sf::HEADER) == 0 {
+            None
         } else {
-            for v in &self.vals[..len] {
-                self.s.w.write_u32(*v);
+            self.s.open(&self.slot, Some(self.leaf.type_name()))?
+        };
+        let vals = &self.s.leaf.vals;
+        let w = &mut self.s.w;
+        match (self.leaf.component() == Prim::U8, len) {
+            // The usual shapes in one write each.
+            (false, 2) => w.write_u64(u64::from(vals[0]) | u64::from(vals[1]) << 32),
+            (false, 4) => {
+                w.write_u64(u64::from(vals[0]) | u64::from(vals[1]) << 32);
+                w.write_u64(u64::from(vals[2]) | u64::from(vals[3]) << 32);
+            }
+            (true, 4) => {
+                w.write_u32(vals[0] & 0xFF | (vals[1] & 0xFF) << 8 | (vals[2] & 0xFF) << 16 | (vals[3] & 0xFF) << 24)
+            }
+            (true, _) => {
+                for v in &vals[..len] {
+                    w.write_u8(*v as u8);
+                }
+            }
+            (false, _) => {
+                for v in &vals[..len] {
+                    w.write_u32(*v);
+                }
             }
         }
         self.s.close(patch);

@@ -57,6 +57,8 @@ pub struct Serializer<'t> {
     buffered: Vec<(usize, Option<Value>)>,
     depth: u32,
     utf16: Vec<u16>,
+    /// The components of the leaf struct being written.
+    leaf: leaf::LeafScratch,
 }
 
 impl<'t> Serializer<'t> {
@@ -82,6 +84,7 @@ impl<'t> Serializer<'t> {
             depth: opts.recursion_limit,
             opts,
             utf16: Vec::new(),
+            leaf: leaf::LeafScratch::default(),
         }
     }
 
@@ -240,7 +243,7 @@ impl<'t> Serializer<'t> {
         Patch { start, size_pos }
     }
 
-    #[inline]
+    #[inline(always)]
     fn close(&mut self, patch: Option<Patch>) {
         if let Some(p) = patch {
             let size = self.w.bit_pos() - p.start;

@@ -127,10 +127,14 @@ impl<'t> Serializer<'t> {
             // compared equal: no string comparison here.)
             if prop.key.matches(key) && st.buffered == 0 {
                 st.cursor += 1;
+                // (`all_in` implies shallow mode: one test for the common case.)
+                if st.all_in {
+                    return self.shallow_value(prop, value);
+                }
                 if !self.shallow {
                     return self.deep_property(prop, value);
                 }
-                if !st.all_in && !self.incl.test(prop.flags) {
+                if !self.incl.test(prop.flags) {
                     return Ok(());
                 }
                 return self.shallow_value(prop, value);
