@@ -527,6 +527,32 @@ impl<'de> Reader<'de> {
     }
 }
 
+impl<'de> Reader<'de> {
+    /// The common STRING value — header `header` (the STRING type id, no flags), a length of 4 to
+    /// 16 bytes within `max_len`, padding present, neither NUL nor BOM — read whole and
+    /// consumed; `None` (nothing consumed) for anything else, which [`Reader::str`] then reads
+    /// with the engine's rules and exact errors. Fixed-size loads, no call but UTF-8
+    /// validation.
+    #[inline(always)]
+    pub(crate) fn short_string(&mut self, header: u32, max_len: usize) -> Option<&'de str> {
+        let (word, tail) = self.rest.split_first_chunk::<8>()?;
+        let word = u64::from_le_bytes(*word);
+        let len = (word >> 32) as usize;
+        if word as u32 != header || !(4..=16).contains(&len) || len > max_len {
+            return None;
+        }
+        let (padded, rest) = tail.split_at_checked(len + pad4(len))?;
+        let bytes = &padded[..len];
+        let (head, last) = short_words(bytes)?;
+        if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
+            return None;
+        }
+        let s = std::str::from_utf8(bytes).ok()?;
+        self.rest = rest;
+        Some(s)
+    }
+}
+
 /// An Array / Dictionary count already read (at `at`): bit 31 masked off, checked against
 /// `max_len`.
 #[inline]

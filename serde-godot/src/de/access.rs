@@ -112,28 +112,35 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
 /// The values of a struct in Dictionary form whose keys are its field names in order (see
 /// `Deserializer::keyed`): each element checks its key, then reads the value. Errors get no
 /// path: the pass that meets one is done again with the map path.
-pub(super) struct KeyedFields<'a, 'de> {
+pub(super) struct KeyedFields<'a, 'b, 'de> {
     pub(super) de: &'a mut Deserializer<'de>,
     pub(super) fields: &'static [&'static str],
     /// The index of the next field (how many entries were read).
-    pub(super) next: usize,
+    pub(super) next: &'b mut usize,
 }
 
-impl<'de> SeqAccess<'de> for KeyedFields<'_, 'de> {
+impl<'de> SeqAccess<'de> for KeyedFields<'_, '_, 'de> {
     type Error = Error;
 
-    #[inline]
+    // Always inlined into the (out-of-line) `Deserializer::keyed`: a call per field costs more
+    // than its key check.
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let Some(&field) = self.fields.get(self.next) else { return Ok(None) };
+        let Some(&field) = self.fields.get(*self.next) else { return Ok(None) };
         if !self.de.skip_key(field) {
             return Err(self.de.give_up());
         }
-        self.next += 1;
+        *self.next += 1;
         seed.deserialize(&mut *self.de).map(Some)
     }
 
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+
     fn size_hint(&self) -> Option<usize> {
-        Some(self.fields.len() - self.next)
+        Some(self.fields.len() - *self.next)
     }
 }
 

@@ -110,33 +110,6 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Decodes one `T` from the start of `input` into `de` (a fresh deserializer over `input`
-    /// with `opts`): first with structs in Dictionary form read as sequences where their keys
-    /// allow it, then, if that pass gave up anywhere, again from the start with the map path.
-    /// `de` is left as the pass that produced the result left it (for its position). It is
-    /// borrowed, not returned, so the common case moves no deserializer.
-    #[inline]
-    fn run<T: de::Deserialize<'de>>(de: &mut Self, input: &'de [u8], opts: Options) -> Result<T> {
-        de.keyed_seq = true;
-        // One call site of `T::deserialize` (a loop, not a second call), so that it can be
-        // inlined here; the second pass has `keyed_seq` off and never sets `retry`.
-        loop {
-            let result = T::deserialize(&mut *de);
-            if !de.retry {
-                return result;
-            }
-            drop(result);
-            de.restart(input, opts);
-        }
-    }
-
-    /// Back to the start of `input` with the map path (the second pass of [`Self::run`]).
-    #[cold]
-    #[inline(never)]
-    fn restart(&mut self, input: &'de [u8], opts: Options) {
-        *self = Self::with_options(input, opts);
-    }
-
     /// Checks that the whole input was consumed (the engine ignores trailing bytes; serde-godot
     /// treats them as an error unless you use [`Options::take_from_slice`]).
     pub fn end(&self) -> Result<()> {
@@ -198,6 +171,13 @@ impl<'de> Deserializer<'de> {
         if let Some(word) = self.r.word_if(|w| w as u32 == INT) {
             return visitor.visit_i64((word >> 32) as u32 as i32 as i64).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
+        self.int_slow(visitor)
+    }
+
+    /// What [`Self::int`]'s fast path does not take, out of line so that the fast path inlines
+    /// into its callers.
+    #[inline(never)]
+    fn int_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
         let header = self.r.u32()?;
         let value = match header {
@@ -206,6 +186,53 @@ impl<'de> Deserializer<'de> {
             _ => return self.slow_number(start, header, visitor),
         };
         visitor.visit_i64(value).map_err(|e: Error| e.or_at(start))
+    }
+
+    /// What `deserialize_bool`'s fast path does not take (out of line, see [`Self::int_slow`]).
+    #[inline(never)]
+    fn bool_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != BOOL {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_bool(self.r.u32()? != 0).map_err(|e: Error| e.or_at(start))
+    }
+
+    /// What `deserialize_f32`'s fast path does not take (out of line, see [`Self::int_slow`]).
+    #[inline(never)]
+    fn f32_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != FLOAT {
+            return self.slow_number(start, header, visitor);
+        }
+        visitor.visit_f32(self.r.f32()?).map_err(|e: Error| e.or_at(start))
+    }
+
+    /// What `deserialize_f64`'s fast path does not take (out of line, see [`Self::int_slow`]).
+    #[inline(never)]
+    fn f64_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        let value = match header {
+            FLOAT => self.r.f32()? as f64,
+            h if h == FLOAT | FLAG_64 => self.r.f64()?,
+            _ => return self.slow_number(start, header, visitor),
+        };
+        visitor.visit_f64(value).map_err(|e: Error| e.or_at(start))
+    }
+
+    /// What `deserialize_str`'s fast path ([`Reader::short_string`]) does not take: any other
+    /// string (the engine's rules, exact errors) or value (out of line, see [`Self::int_slow`]).
+    #[inline(never)]
+    fn str_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        if header != STRING {
+            return self.slow(start, header, visitor);
+        }
+        visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?).map_err(|e: Error| e.or_at(start))
     }
 
     /// An untyped ARRAY or DICTIONARY header and its raw count, read as one 8-byte word; `None`
@@ -251,12 +278,25 @@ impl<'de> Deserializer<'de> {
         } else if self.keyed_seq && count == fields.len() && !self.retry {
             self.keyed(fields, visitor)
         } else {
-            let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
-            let result = self.map(count, visitor);
-            (self.fields, self.next_field) = saved;
-            result
+            self.struct_map(count, fields, visitor)
         };
         result.map_err(|e| e.or_at(start))
+    }
+
+    /// A struct in Dictionary form read with the map path. Out of line, like
+    /// [`Self::keyed`]: the derived `visit_map` is big, and inlined here it kept every derived
+    /// `deserialize` from being inlined into the entry points.
+    #[inline(never)]
+    fn struct_map<V: Visitor<'de>>(
+        &mut self,
+        count: usize,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let saved = (std::mem::replace(&mut self.fields, fields), std::mem::take(&mut self.next_field));
+        let result = self.map(count, visitor);
+        (self.fields, self.next_field) = saved;
+        result
     }
 
     #[inline]
@@ -428,9 +468,10 @@ impl<'de> Deserializer<'de> {
             self.depth -= 1;
             return Err(self.give_up());
         }
-        let mut access = KeyedFields { de: self, fields, next: 0 };
-        let value = visitor.visit_seq(&mut access);
-        let done = access.next == fields.len();
+        let mut next = 0;
+        // By value, so that the derived visitor calls `KeyedFields::next_element` itself.
+        let value = visitor.visit_seq(KeyedFields { de: self, fields, next: &mut next });
+        let done = next == fields.len();
         self.depth -= 1;
         match value {
             Ok(value) if done => Ok(value),
@@ -543,15 +584,24 @@ impl<'de> Deserializer<'de> {
             T::Vector2i => (2, true),
             T::Vector3i => (3, true),
             T::Vector4i => (4, true),
-            _ => return de::Deserializer::deserialize_any(self, visitor),
+            _ => return self.math_slow(visitor),
         };
-        let start = self.r.pos();
         let id = self.ids[ty as usize];
-        if id == 0xFF || self.r.peek_u32() != Some(id as u32) || self.r.remaining() < 4 + 4 * components {
-            return de::Deserializer::deserialize_any(self, visitor);
+        let size = 4 + 4 * components;
+        let Some(word) = self.r.rest().first_chunk::<4>() else { return self.math_slow(visitor) };
+        if id == 0xFF || u32::from_le_bytes(*word) != id as u32 || self.r.remaining() < size {
+            return self.math_slow(visitor);
         }
-        let bytes = self.r.take(4 + 4 * components)?;
+        let start = self.r.pos();
+        let bytes = self.r.take(size)?;
         visitor.visit_seq(Components { words: &bytes[4..], int }).map_err(|e| e.or_at(start))
+    }
+
+    /// What [`Self::math`] does not take (nested layouts, 64-bit reals, another type on the
+    /// wire, too few bytes), out of line so that the fast path inlines into its caller.
+    #[inline(never)]
+    fn math_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_any(self, visitor)
     }
 
     /// `deserialize_struct` for a reserved name.
@@ -585,36 +635,68 @@ pub(crate) const VERSION_HINTS: [&str; 2] = [
 impl Options {
     /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
     /// asks for that. Trailing bytes are an error.
+    #[inline]
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        self.decode(bytes, Pass::FIRST).map(|(value, _)| value)
+    }
+
+    /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
+    /// engine does (`bytes_to_var` ignores trailing bytes).
+    #[inline]
+    pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
+        self.decode(bytes, Pass { whole: false, ..Pass::FIRST })
+    }
+
+    /// The decoding entry points' one mechanism: one pass over `bytes` (see [`Pass`]), the value
+    /// returned with the bytes after it. A first pass that gave up and errors are handed to
+    /// [`Self::again`], which decodes again through this same function — so that this is the
+    /// one call site of `T::deserialize` in a program, and it is inlined here.
+    #[inline(never)]
+    fn decode<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass) -> Result<(T, &'de [u8])> {
         let mut de = Deserializer::with_options(bytes, *self);
-        de.keyed_seq = true;
-        match T::deserialize(&mut de).and_then(|value| de.end().map(|()| value)) {
+        de.keyed_seq = pass.keyed;
+        let result = T::deserialize(&mut de).and_then(|value| {
+            if pass.whole {
+                de.end()?;
+            }
+            Ok((value, de.remaining_input()))
+        });
+        match result {
             Ok(value) if !de.retry => Ok(value),
-            other => self.whole_again(other, de.retry, bytes),
+            first => self.again(first, de.retry, bytes, pass),
         }
     }
 
-    /// The rare ends of [`from_slice`](Self::from_slice), out of line so that the common path
-    /// stays small enough for `T::deserialize` to be inlined into it: a first pass that gave up
-    /// (decoded again with the map path) or an error (with its version hint).
+    /// The rare ends of [`Self::decode`]: a first pass that gave up is decoded again from the
+    /// start with the map path (a pass without `keyed`, which never gives up); an error gets
+    /// its version hint if the pass asks for one.
     #[cold]
     #[inline(never)]
-    fn whole_again<'de, T: de::Deserialize<'de>>(&self, first: Result<T>, retry: bool, bytes: &'de [u8]) -> Result<T> {
+    fn again<'de, T: de::Deserialize<'de>>(
+        &self,
+        first: Result<(T, &'de [u8])>,
+        retry: bool,
+        bytes: &'de [u8],
+        pass: Pass,
+    ) -> Result<(T, &'de [u8])> {
         let result = if retry {
             drop(first);
-            let mut de = Deserializer::with_options(bytes, *self);
-            T::deserialize(&mut de).and_then(|value| de.end().map(|()| value))
+            self.decode(bytes, Pass { keyed: false, hint: false, ..pass })
         } else {
             first
         };
-        result.map_err(|e| self.version_hint::<T>(e, bytes, true))
+        match result {
+            Err(e) if pass.hint => Err(self.version_hint::<T>(e, bytes, pass)),
+            result => result,
+        }
     }
 
     /// Adds a hint to a decoding error when the same bytes decode as a `T` in the other Godot
-    /// version (Godot 3 bytes read as Godot 4, or back). Only on the error path.
+    /// version (Godot 3 bytes read as Godot 4, or back): the same [`decode`](Self::decode)
+    /// (both passes), without a hint of its own. Only on the error path.
     #[cold]
     #[inline(never)]
-    fn version_hint<'de, T: de::Deserialize<'de>>(&self, e: Error, bytes: &'de [u8], whole: bool) -> Error {
+    fn version_hint<'de, T: de::Deserialize<'de>>(&self, e: Error, bytes: &'de [u8], pass: Pass) -> Error {
         if matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::SizeLimit { .. }) {
             return e;
         }
@@ -622,44 +704,8 @@ impl Options {
             Version::Godot4 => (Version::Godot3, VERSION_HINTS[0]),
             Version::Godot3 => (Version::Godot4, VERSION_HINTS[1]),
         };
-        let mut de = Deserializer::with_options(bytes, self.version(other));
-        let fits =
-            Deserializer::run::<T>(&mut de, bytes, self.version(other)).is_ok() && (!whole || de.r.remaining() == 0);
+        let fits = self.version(other).decode::<T>(bytes, Pass { hint: false, ..pass }).is_ok();
         if fits { e.with_hint(hint) } else { e }
-    }
-
-    /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
-    /// engine does (`bytes_to_var` ignores trailing bytes).
-    pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-        let mut de = Deserializer::with_options(bytes, *self);
-        de.keyed_seq = true;
-        match T::deserialize(&mut de) {
-            Ok(value) if !de.retry => Ok((value, de.remaining_input())),
-            other => self.take_again(other, de.retry, bytes),
-        }
-    }
-
-    /// The rare ends of [`take_from_slice`](Self::take_from_slice), out of line (see
-    /// `whole_again`).
-    #[cold]
-    #[inline(never)]
-    fn take_again<'de, T: de::Deserialize<'de>>(
-        &self,
-        first: Result<T>,
-        retry: bool,
-        bytes: &'de [u8],
-    ) -> Result<(T, &'de [u8])> {
-        let mut de = Deserializer::with_options(bytes, *self);
-        let result = if retry {
-            drop(first);
-            T::deserialize(&mut de)
-        } else {
-            first
-        };
-        match result {
-            Ok(value) => Ok((value, de.remaining_input())),
-            Err(e) => Err(self.version_hint::<T>(e, bytes, false)),
-        }
     }
 
     /// Reads `reader` to its end (at most [`max_size`](Options::max_size) bytes) and decodes one
@@ -668,6 +714,24 @@ impl Options {
         let bytes = read_limited(reader, self.max_size)?;
         self.from_slice(&bytes)
     }
+}
+
+/// One decoding pass of [`Options::decode`].
+#[derive(Clone, Copy)]
+struct Pass {
+    /// Trailing bytes are an error ([`Options::from_slice`]) or returned
+    /// ([`Options::take_from_slice`]).
+    whole: bool,
+    /// Structs in Dictionary form are read as sequences where their keys allow it
+    /// (`Deserializer::keyed`), giving up (and decoding again with the map path) where not.
+    keyed: bool,
+    /// An error gets the version hint (not while looking for one).
+    hint: bool,
+}
+
+impl Pass {
+    /// The first pass of an entry point.
+    const FIRST: Pass = Pass { whole: true, keyed: true, hint: true };
 }
 
 /// Reads all of `reader`, refusing more than `max` bytes.
@@ -869,12 +933,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if let Some(word) = self.r.word_if(|w| w as u32 == BOOL) {
             return visitor.visit_bool(word >> 32 != 0).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        if header != BOOL {
-            return self.slow(start, header, visitor);
-        }
-        visitor.visit_bool(self.r.u32()? != 0).map_err(|e: Error| e.or_at(start))
+        self.bool_slow(visitor)
     }
 
     #[inline]
@@ -923,12 +982,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             let v = f32::from_bits((word >> 32) as u32);
             return visitor.visit_f32(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        if header != FLOAT {
-            return self.slow_number(start, header, visitor);
-        }
-        visitor.visit_f32(self.r.f32()?).map_err(|e: Error| e.or_at(start))
+        self.f32_slow(visitor)
     }
 
     #[inline]
@@ -937,24 +991,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             let v = f32::from_bits((word >> 32) as u32) as f64;
             return visitor.visit_f64(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        let value = match header {
-            FLOAT => self.r.f32()? as f64,
-            h if h == FLOAT | FLAG_64 => self.r.f64()?,
-            _ => return self.slow_number(start, header, visitor),
-        };
-        visitor.visit_f64(value).map_err(|e: Error| e.or_at(start))
+        self.f64_slow(visitor)
     }
 
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
-        let header = self.r.u32()?;
-        if header != STRING {
-            return self.slow(start, header, visitor);
+        if let Some(s) = self.r.short_string(STRING, self.opts.max_len) {
+            return visitor.visit_borrowed_str(s).map_err(|e: Error| e.or_at(start));
         }
-        visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?).map_err(|e: Error| e.or_at(start))
+        self.str_slow(visitor)
     }
 
     #[inline]

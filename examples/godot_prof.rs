@@ -1,0 +1,139 @@
+//! A small driver for instruction counts of the serde-godot bench rows (no criterion run):
+//!
+//! ```text
+//! cargo build --profile bench --example godot_prof
+//! valgrind --tool=callgrind --dump-instr=no --toggle-collect='*profile_loop*' \
+//!     target/release/examples/godot_prof packets/deserialize/array 1000
+//! ```
+//!
+//! `<dataset>/<op>/<row> <n>`: dataset `packets` (the rig's 1,000 game messages, each encoded
+//! into a cleared buffer and decoded alone, as the `packets_reused` rows do), `log`,
+//! `minecraft_savedata` or `mk48` (the whole dataset); op `serialize` or `deserialize`; row
+//! `array`, `dict`, `bincode1` or `postcard`; `n` passes over the dataset. Instructions per
+//! message: the difference of two counts divided by the extra messages. It drives the rig's own
+//! codecs (`benches/rig/godot.rs`, `benches/rig/anchors.rs`).
+#![allow(dead_code, unreachable_pub, missing_docs)]
+
+use std::hint::black_box;
+
+use serde::{Deserialize, Serialize};
+pub use testkit::datasets;
+
+#[path = "../benches/rig/anchors.rs"]
+mod anchors;
+#[path = "../benches/rig/godot.rs"]
+mod godot;
+
+use anchors::{Bincode1, Postcard};
+use godot::{GodotArray, GodotDict, Packet};
+
+/// The rig's codec trait (`benches/rig/mod.rs`), as far as these rows use it.
+pub trait Codec {
+    const NAME: &'static str;
+    fn encode<T: Serialize>(value: &T, buf: &mut Vec<u8>);
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T;
+}
+
+/// The rig's datasets (only their types are used here).
+pub struct Datasets {
+    pub log: datasets::Logs,
+    pub mesh: datasets::Mesh,
+    pub minecraft: datasets::Players,
+    pub mk48: datasets::Updates,
+}
+
+/// The rig's size record (nothing to record here).
+pub fn record_size(_dataset: &str, _format: &str, _bytes: usize) {}
+
+/// Encodes, decodes and compares.
+pub fn assert_round_trip<C: Codec, T>(dataset: &str, value: &T) -> Vec<u8>
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq,
+{
+    let mut bytes = Vec::new();
+    C::encode(value, &mut bytes);
+    assert!(C::decode::<T>(&bytes) == *value, "{} does not round-trip {dataset}", C::NAME);
+    bytes
+}
+
+/// The measured part for the packets (callgrind: `--toggle-collect='*profile_loop*'`), as the
+/// `packets_reused` rows run it.
+#[inline(never)]
+fn profile_loop_packets<C: Codec>(op: &str, msgs: &[Packet], all: &[u8], ends: &[usize], n: u32) {
+    let mut buf = Vec::with_capacity(4096);
+    for _ in 0..n {
+        if op == "serialize" {
+            for m in black_box(msgs) {
+                buf.clear();
+                C::encode(m, &mut buf);
+                black_box(&buf);
+            }
+        } else {
+            let mut start = 0;
+            for &end in ends {
+                black_box(C::decode::<Packet>(black_box(&all[start..end])));
+                start = end;
+            }
+        }
+    }
+}
+
+/// The measured part for a whole dataset.
+#[inline(never)]
+fn profile_loop_dataset<C: Codec, T>(op: &str, value: &T, bytes: &[u8], n: u32)
+where
+    T: Serialize + for<'de> Deserialize<'de>,
+{
+    let mut out = Vec::with_capacity(bytes.len());
+    for _ in 0..n {
+        if op == "serialize" {
+            out.clear();
+            C::encode(black_box(value), &mut out);
+            black_box(out.len());
+        } else {
+            black_box(C::decode::<T>(black_box(bytes)));
+        }
+    }
+}
+
+fn dataset<C: Codec, T>(op: &str, value: &T, n: u32)
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq,
+{
+    let bytes = assert_round_trip::<C, T>("dataset", value);
+    profile_loop_dataset::<C, T>(op, value, &bytes, n);
+}
+
+fn run<C: Codec>(set: &str, op: &str, n: u32) {
+    match set {
+        "packets" => {
+            let msgs = godot::packets(godot::PACKETS);
+            let (mut all, mut ends) = (Vec::new(), Vec::new());
+            godot::encode_packets::<C>(&msgs, &mut all, &mut ends);
+            assert!(godot::decode_packets::<C>(&all, &ends) == msgs, "round trip");
+            profile_loop_packets::<C>(op, &msgs, &all, &ends, n);
+        }
+        "log" => dataset::<C, _>(op, &datasets::log::generate(datasets::LOG_FULL), n),
+        "minecraft_savedata" => dataset::<C, _>(op, &datasets::minecraft::generate(datasets::MINECRAFT_FULL), n),
+        "mk48" => dataset::<C, _>(op, &datasets::mk48::generate(datasets::MK48_FULL), n),
+        other => panic!("unknown dataset {other}"),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(what), Some(n)) = (args.get(1), args.get(2)) else {
+        eprintln!("usage: godot_prof <dataset>/<op>/<row> <n>");
+        return;
+    };
+    let n: u32 = n.parse().expect("count");
+    let parts: Vec<&str> = what.split('/').collect();
+    let [set, op, row] = parts[..] else { panic!("<dataset>/<op>/<row>") };
+    match row {
+        "array" => run::<GodotArray>(set, op, n),
+        "dict" => run::<GodotDict>(set, op, n),
+        "bincode1" => run::<Bincode1>(set, op, n),
+        "postcard" => run::<Postcard>(set, op, n),
+        other => panic!("unknown row {other}"),
+    }
+}
