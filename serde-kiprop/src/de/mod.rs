@@ -13,13 +13,15 @@ use crate::schema::TypeList;
 mod container;
 mod leaf;
 mod object;
+#[doc(hidden)]
+pub mod trace;
 mod value;
 
 mod private {
     pub trait Sealed {}
     impl Sealed for &[u8] {}
     impl Sealed for Vec<u8> {}
-    impl Sealed for crate::dump::Traced<'_> {}
+    impl Sealed for super::trace::Traced<'_> {}
 }
 
 /// The bytes a [`Deserializer`] reads: a borrowed slice (strings and bytes borrow from it) or an
@@ -32,7 +34,7 @@ pub trait Input<'de>: private::Sealed {
     /// Where [`dump`](crate::dump) records what is read; `None` (and no cost) for the other inputs.
     #[doc(hidden)]
     #[inline(always)]
-    fn trace(&self) -> Option<&crate::dump::Trace> {
+    fn trace(&self) -> Option<&trace::Trace> {
         None
     }
 }
@@ -240,7 +242,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
 
     /// Records a read from `start` to here for a dump.
     #[inline(always)]
-    fn traced(&self, start: Option<u64>, read: impl FnOnce() -> crate::dump::Read) {
+    fn traced(&self, start: Option<u64>, read: impl FnOnce() -> trace::Read) {
         if let (Some(t), Some(start)) = (self.input.trace(), start) {
             t.read(start, self.pos(), read());
         }
@@ -248,7 +250,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
 
     /// Records a mark (what comes next, where a property or object starts) for a dump.
     #[inline(always)]
-    fn mark(&self, mark: impl FnOnce() -> crate::dump::Mark) {
+    fn mark(&self, mark: impl FnOnce() -> trace::Mark) {
         if let Some(t) = self.input.trace() {
             t.mark(mark());
         }
@@ -259,7 +261,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let start = self.trace_start();
         let r = self.cur.read_bits(self.input.data(), n);
         let v = r.map_err(|Eof| self.eof())?;
-        self.traced(start, || crate::dump::Read::Bits(v));
+        self.traced(start, || trace::Read::Bits(v));
         Ok(v)
     }
 
@@ -268,7 +270,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let start = self.trace_start();
         let r = self.cur.read_bool(self.input.data());
         let v = r.map_err(|Eof| self.eof())?;
-        self.traced(start, || crate::dump::Read::Scalar(Scalar::Bool(v)));
+        self.traced(start, || trace::Read::Scalar(Scalar::Bool(v)));
         Ok(v)
     }
 
@@ -277,7 +279,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let start = self.trace_start();
         let r = self.cur.read_u32(self.input.data());
         let v = r.map_err(|Eof| self.eof())?;
-        self.traced(start, || crate::dump::Read::Bits(v));
+        self.traced(start, || trace::Read::Bits(v));
         Ok(v)
     }
 
@@ -286,7 +288,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let start = self.trace_start();
         let r = self.cur.read_scalar(self.input.data(), prim);
         let v = r.map_err(|Eof| self.eof())?;
-        self.traced(start, || crate::dump::Read::Scalar(v));
+        self.traced(start, || trace::Read::Scalar(v));
         Ok(v)
     }
 
@@ -295,7 +297,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let start = self.trace_start();
         let r = self.cur.read_len(self.input.data(), self.compact, string);
         let v = r.map_err(|Eof| self.eof())?;
-        self.traced(start, || crate::dump::Read::Len(v));
+        self.traced(start, || trace::Read::Len(v));
         Ok(v)
     }
 
@@ -305,7 +307,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let start = self.trace_start();
         let r = self.cur.take_bytes(self.input.data(), n);
         let v = r.map_err(|Eof| self.eof())?;
-        self.traced(start, || crate::dump::Read::Bytes(v, n));
+        self.traced(start, || trace::Read::Bytes(v, n));
         Ok(v)
     }
 
@@ -319,13 +321,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             return Err(self.err(ErrorKind::RecursionLimit));
         }
         self.depth -= 1;
-        self.mark(|| crate::dump::Mark::Enter);
+        self.mark(|| trace::Mark::Enter);
         Ok(())
     }
 
     fn leave(&mut self) {
         self.depth += 1;
-        self.mark(|| crate::dump::Mark::Leave);
+        self.mark(|| trace::Mark::Leave);
     }
 
     /// Counts `bytes` of dynamic model (a [`Value`](crate::Value) node or its payload) against the

@@ -29,7 +29,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
                 }
             }
         } else {
-            self.mark(|| crate::dump::Mark::Next("enum value"));
+            self.mark(|| super::trace::Mark::Next("enum value"));
             self.bits(32)
         }
     }
@@ -49,18 +49,18 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// Reads a type tag. `Ok(None)` is a null pointer or (deep, skipping) a skipped unknown object.
     #[inline(always)]
     pub(super) fn read_tag(&mut self, slot: &DSlot<'t>) -> Result<Option<&'t ClassDef>> {
-        self.mark(|| crate::dump::Mark::Next("type hash"));
+        self.mark(|| super::trace::Mark::Next("type hash"));
         let tag = self.u32()?;
         // The declared class is the usual one: no map lookup.
         if let Kind::Object(Some(expected)) = slot.kind {
             let c = self.types.get(expected);
             if c.hash == tag && tag != 0 {
-                self.mark(|| crate::dump::Mark::Class(c.name.clone()));
+                self.mark(|| super::trace::Mark::Class(c.name.clone()));
                 return Ok(Some(c));
             }
         }
         let class = self.read_tag_slow(slot, tag)?;
-        self.mark(|| crate::dump::Mark::Class(class.map_or_else(|| "null".to_owned(), |c| c.name.clone())));
+        self.mark(|| super::trace::Mark::Class(class.map_or_else(|| "null".to_owned(), |c| c.name.clone())));
         Ok(class)
     }
 
@@ -72,7 +72,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         match self.types.index_of_hash(tag) {
             Some(i) => Ok(Some(self.types.get(i))),
             None if self.skip_unknown && !slot.root => {
-                self.mark(|| crate::dump::Mark::Next("size of an unknown object (skipped)"));
+                self.mark(|| super::trace::Mark::Next("size of an unknown object (skipped)"));
                 let size_pos = self.pos();
                 let size = u64::from(self.u32()?);
                 if size < 32 {
@@ -109,7 +109,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             0
         } else {
             let size_pos = self.pos();
-            self.mark(|| crate::dump::Mark::Next("object size in bits"));
+            self.mark(|| super::trace::Mark::Next("object size in bits"));
             let size = u64::from(self.u32()?);
             let end = size_pos + size;
             if size < 32 || end > self.input.data().len() as u64 * 8 {
@@ -201,11 +201,11 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// object, if so).
     pub(super) fn null_ahead(&mut self, slot: &DSlot<'t>) -> Result<bool> {
         let saved = self.cur.clone();
-        let traced = self.input.trace().map(crate::dump::Trace::len);
-        self.mark(|| crate::dump::Mark::Next("type hash"));
+        let traced = self.input.trace().map(super::trace::Trace::len);
+        self.mark(|| super::trace::Mark::Next("type hash"));
         let tag = self.u32()?;
         if tag == 0 {
-            self.mark(|| crate::dump::Mark::Class("null".to_owned()));
+            self.mark(|| super::trace::Mark::Class("null".to_owned()));
             return Ok(true);
         }
         // Not null: the tag is read again where the object is.
@@ -345,8 +345,8 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             }
             let mut presence = false;
             if prop.has(flags::DELTA_ENCODE) {
-                d.mark(|| crate::dump::Mark::Property(prop.name.clone()));
-                d.mark(|| crate::dump::Mark::Next("presence bit (DELTA_ENCODE)"));
+                d.mark(|| super::trace::Mark::Property(prop.name.clone()));
+                d.mark(|| super::trace::Mark::Next("presence bit (DELTA_ENCODE)"));
                 if !d.bool()? {
                     if d.forbid_delta {
                         return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
@@ -358,7 +358,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             self.pending = Some(prop);
             self.presence = presence;
             if !presence {
-                d.mark(|| crate::dump::Mark::Property(prop.name.clone()));
+                d.mark(|| super::trace::Mark::Property(prop.name.clone()));
             }
             return Ok(Some(prop.name.as_str()));
         }
@@ -382,10 +382,10 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                 }
                 return Ok(None);
             }
-            d.mark(|| crate::dump::Mark::Property(String::new()));
-            d.mark(|| crate::dump::Mark::Next("property size in bits"));
+            d.mark(|| super::trace::Mark::Property(String::new()));
+            d.mark(|| super::trace::Mark::Next("property size in bits"));
             let size = u64::from(d.u32()?);
-            d.mark(|| crate::dump::Mark::Next("property hash"));
+            d.mark(|| super::trace::Mark::Next("property hash"));
             let tag = d.bits(32)?;
             let prop_end = start + size;
             if prop_end > self.end || prop_end < d.pos() {
@@ -402,7 +402,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                     self.pending = Some(prop);
                     self.pending_kind = ts.kind;
                     self.prop_end = prop_end;
-                    d.mark(|| crate::dump::Mark::Named(prop.name.clone()));
+                    d.mark(|| super::trace::Mark::Named(prop.name.clone()));
                     return Ok(Some(prop.name.as_str()));
                 }
                 None if d.skip_unknown => d.seek(prop_end)?,
@@ -654,8 +654,8 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
         let mut presence = false;
         if prop.has(flags::DELTA_ENCODE) {
             let d = &mut *acc.d;
-            d.mark(|| crate::dump::Mark::Property(prop.name.clone()));
-            d.mark(|| crate::dump::Mark::Next("presence bit (DELTA_ENCODE)"));
+            d.mark(|| super::trace::Mark::Property(prop.name.clone()));
+            d.mark(|| super::trace::Mark::Next("presence bit (DELTA_ENCODE)"));
             if !d.bool()? {
                 if d.forbid_delta {
                     return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));

@@ -151,7 +151,7 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
     /// A container. With `charge`, its element slots count against the model budget (at the
     /// capacity the value visitor's list reaches).
     pub(super) fn list<V: Visitor<'de>>(self, v: V, charge: bool) -> Result<V::Value> {
-        self.d.mark(|| crate::dump::Mark::Next("list length"));
+        self.d.mark(|| super::trace::Mark::Next("list length"));
         let n = self.d.len(false)?;
         let elem = self.slot.element_of();
         let min_bits = self.d.min_bits(&elem);

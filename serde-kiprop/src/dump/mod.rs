@@ -18,11 +18,13 @@
 //! The walk is the decoder itself (linear, with its limits) and never panics; the text is at
 //! most 16 KiB plus 32 characters per input byte and 8 per inflated byte.
 
-use std::cell::RefCell;
 use std::fmt::{self, Display};
 
 use crate::codec::Scalar;
 use crate::de::Deserializer;
+use crate::de::trace::{Event, Traced};
+#[doc(hidden)]
+pub use crate::de::trace::{Mark, Read, Trace};
 use crate::error::{Error, ErrorKind};
 use crate::options::{Options, inflate, serializer_flags as sf};
 use crate::{BIND_MAGIC, TypeList};
@@ -60,108 +62,6 @@ impl Dump {
 impl Display for Dump {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
-    }
-}
-
-/// One read of the object stream, recorded for a dump.
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum Read {
-    /// A fixed-width unsigned read (tags, sizes, hashes, enum values).
-    Bits(u32),
-    /// A value.
-    Scalar(Scalar),
-    /// A length prefix.
-    Len(u32),
-    /// Aligned bytes: their start (a byte offset) and count.
-    Bytes(usize, usize),
-}
-
-/// What the decoder says about what it reads next, recorded for a dump.
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum Mark {
-    /// The meaning of the next read.
-    Next(&'static str),
-    /// The class a type hash named (or `null`).
-    Class(String),
-    /// A property starts (deep mode: its name comes with [`Mark::Named`] after its hash).
-    Property(String),
-    /// The property whose hash was just read.
-    Named(String),
-    /// An object body or a list begins.
-    Enter,
-    /// It ends.
-    Leave,
-}
-
-#[derive(Debug)]
-enum Event {
-    Read { start: u64, end: u64, read: Read },
-    Mark(Mark),
-}
-
-/// The reads and marks of one decode, for a dump (at most a bound proportional to the input;
-/// beyond it nothing more is kept and the dump says it was cut).
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct Trace {
-    events: RefCell<Vec<Event>>,
-    max: usize,
-}
-
-impl Trace {
-    fn push(&self, e: Event) {
-        let mut events = self.events.borrow_mut();
-        if events.len() < self.max {
-            events.push(e);
-        }
-    }
-
-    /// Records a read from bit `start` to bit `end`.
-    pub fn read(&self, start: u64, end: u64, read: Read) {
-        self.push(Event::Read { start, end, read });
-    }
-
-    /// Records a mark.
-    pub fn mark(&self, mark: Mark) {
-        self.push(Event::Mark(mark));
-    }
-
-    /// How many events were recorded.
-    pub fn len(&self) -> usize {
-        self.events.borrow().len()
-    }
-
-    /// Whether nothing was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Forgets the events after the first `n` (a read the decoder took back).
-    pub fn truncate(&self, n: usize) {
-        self.events.borrow_mut().truncate(n);
-    }
-}
-
-/// The object stream under a recording [`Deserializer`].
-pub(crate) struct Traced<'d> {
-    data: &'d [u8],
-    trace: &'d Trace,
-}
-
-impl<'d> crate::de::Input<'d> for Traced<'d> {
-    #[inline(always)]
-    fn data(&self) -> &[u8] {
-        self.data
-    }
-    #[inline(always)]
-    fn borrowed(&self) -> Option<&'d [u8]> {
-        Some(self.data)
-    }
-    #[inline(always)]
-    fn trace(&self) -> Option<&Trace> {
-        Some(self.trace)
     }
 }
 
@@ -271,14 +171,14 @@ fn framing(out: &mut Out, input: &[u8], opts: &Options, types: &TypeList, base: 
 /// (`base`: the stream's bit offset in what the offsets count from).
 fn objects(out: &mut Out, data: &[u8], base: u64, opts: &Options, types: &TypeList) -> Result<(), Error> {
     let max = 512 + data.len() / 4;
-    let trace = Trace { events: RefCell::new(Vec::new()), max };
+    let trace = Trace::new(max);
     let (result, end) = {
         let mut d = Deserializer::new(Traced { data, trace: &trace }, types, *opts);
         // Read as into a `Value` (the same reads, checks and model budget), keeping nothing.
         let result = Drain::deserialize(&mut d).map_err(|e| e.with_pos(d.bit_pos())).and_then(|_| d.end());
         (result, d.bit_pos())
     };
-    let events = trace.events.into_inner();
+    let events = trace.into_events();
     if events.len() >= max {
         render(out, data, base, &events);
         out.note_bits(base + end, 0, "… (the rest of the stream is not shown: more reads than the dump keeps)");
