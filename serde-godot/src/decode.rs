@@ -95,10 +95,7 @@ impl Variant {
 #[cold]
 #[inline(never)]
 pub(crate) fn version_hint(e: Error, bytes: &[u8], opts: &Options) -> Error {
-    let (other, hint) = match opts.version {
-        Version::Godot4 => (Version::Godot3, crate::de::VERSION_HINTS[0]),
-        Version::Godot3 => (Version::Godot4, crate::de::VERSION_HINTS[1]),
-    };
+    let (other, hint) = opts.version.other_with_hint();
     let other = opts.version(other);
     let mut reader = Reader::new(bytes);
     match decode(&mut reader, &other, 0) {

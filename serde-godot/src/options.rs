@@ -18,6 +18,22 @@ pub enum Version {
     Godot3,
 }
 
+impl Version {
+    /// The other generation, and the hint an error gets when its bytes decode as that one's.
+    pub(crate) fn other_with_hint(self) -> (Version, &'static str) {
+        match self {
+            Version::Godot4 => (
+                Version::Godot3,
+                "these bytes decode as Godot 3's: were they written by Godot 3? Use Options::version(Version::Godot3)",
+            ),
+            Version::Godot3 => (
+                Version::Godot4,
+                "these bytes decode as Godot 4's: were they written by Godot 4? Use Options::version(Version::Godot4)",
+            ),
+        }
+    }
+}
+
 /// How a Rust struct (and a struct variant's body) is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum StructForm {

@@ -623,13 +623,6 @@ impl<'de> Deserializer<'de> {
     }
 }
 
-/// The hints of an error whose bytes decode in the other version: read as Godot 4, read as
-/// Godot 3.
-pub(crate) const VERSION_HINTS: [&str; 2] = [
-    "these bytes decode as Godot 3's: were they written by Godot 3? Use Options::version(Version::Godot3)",
-    "these bytes decode as Godot 4's: were they written by Godot 4? Use Options::version(Version::Godot4)",
-];
-
 // The decoding entry points of `Options`: they live here, with the work, so that the settings
 // do not depend on the decoder.
 impl Options {
@@ -700,10 +693,7 @@ impl Options {
         if matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::SizeLimit { .. }) {
             return e;
         }
-        let (other, hint) = match self.version {
-            Version::Godot4 => (Version::Godot3, VERSION_HINTS[0]),
-            Version::Godot3 => (Version::Godot4, VERSION_HINTS[1]),
-        };
+        let (other, hint) = self.version.other_with_hint();
         let fits = self.version(other).decode::<T>(bytes, Pass { hint: false, ..pass }).is_ok();
         if fits { e.with_hint(hint) } else { e }
     }
