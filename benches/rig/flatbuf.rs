@@ -638,3 +638,61 @@ pub fn bench(c: &mut Criterion, data: &Datasets) -> Vec<&'static str> {
     bench_official(c, "mk48", &data.mk48, build_updates, read_updates);
     vec![OFFICIAL_ROW]
 }
+
+/// Runs one log or mesh cell `n` times for instruction counts (`examples/flatbuf_prof.rs`):
+/// `FLATBUF_PROFILE=<log|mesh>/<serialize|deserialize|borrowed>/<serde-flatbuf-lite|flatbuffers|postcard>:<n>`.
+/// Returns false when the variable is not set.
+pub fn profile(data: &Datasets) -> bool {
+    let Ok(spec) = std::env::var("FLATBUF_PROFILE") else { return false };
+    let (what, n) = spec.rsplit_once(':').expect("FLATBUF_PROFILE=<dataset>/<op>/<row>:<n>");
+    let n: u32 = n.parse().expect("FLATBUF_PROFILE count");
+    let parts: Vec<&str> = what.split('/').collect();
+    let [dataset, op, row] = parts[..] else { panic!("FLATBUF_PROFILE=<dataset>/<op>/<row>:<n>") };
+    let mut bytes = Vec::new();
+    match (dataset, row) {
+        ("log", OFFICIAL_ROW) => official_encode(&data.log, &mut bytes, build_logs),
+        ("mesh", OFFICIAL_ROW) => official_encode(&data.mesh, &mut bytes, build_mesh),
+        ("log", "postcard") => bytes = postcard::to_allocvec(&data.log).expect("postcard"),
+        ("mesh", "postcard") => bytes = postcard::to_allocvec(&data.mesh).expect("postcard"),
+        ("log", _) => FlatbufLite::encode(&data.log, &mut bytes),
+        ("mesh", _) => FlatbufLite::encode(&data.mesh, &mut bytes),
+        _ => panic!("FLATBUF_PROFILE: unknown dataset {dataset}"),
+    }
+    profile_loop(data, &bytes, dataset, op, row, n);
+    true
+}
+
+/// The measured part of [`profile`] (callgrind: `--toggle-collect='*profile_loop*'`).
+#[inline(never)]
+fn profile_loop(data: &Datasets, bytes: &[u8], dataset: &str, op: &str, row: &str, n: u32) {
+    use std::hint::black_box;
+    let mut out = Vec::with_capacity(bytes.len());
+    for _ in 0..n {
+        out.clear();
+        match (dataset, op, row) {
+            ("log", "serialize", OFFICIAL_ROW) => official_encode(black_box(&data.log), &mut out, build_logs),
+            ("mesh", "serialize", OFFICIAL_ROW) => official_encode(black_box(&data.mesh), &mut out, build_mesh),
+            ("log", "serialize", "postcard") => out = postcard::to_extend(black_box(&data.log), out).unwrap(),
+            ("mesh", "serialize", "postcard") => out = postcard::to_extend(black_box(&data.mesh), out).unwrap(),
+            ("log", "serialize", _) => FlatbufLite::encode(black_box(&data.log), &mut out),
+            ("mesh", "serialize", _) => FlatbufLite::encode(black_box(&data.mesh), &mut out),
+            ("log", "deserialize", OFFICIAL_ROW) => drop(black_box(read_logs(black_box(bytes)))),
+            ("log", "borrowed", OFFICIAL_ROW) => drop(black_box(read_logs_borrowed(black_box(bytes)))),
+            ("mesh", "deserialize", OFFICIAL_ROW) => drop(black_box(read_mesh(black_box(bytes)))),
+            ("log", "deserialize", "postcard") => {
+                drop(black_box(postcard::from_bytes::<log::Logs>(black_box(bytes)).unwrap()))
+            }
+            ("log", "borrowed", "postcard") => {
+                drop(black_box(postcard::from_bytes::<log::BorrowedLogs<'_>>(black_box(bytes)).unwrap()))
+            }
+            ("mesh", "deserialize", "postcard") => {
+                drop(black_box(postcard::from_bytes::<mesh::Mesh>(black_box(bytes)).unwrap()))
+            }
+            ("log", "deserialize", _) => drop(black_box(FlatbufLite::decode::<log::Logs>(black_box(bytes)))),
+            ("log", "borrowed", _) => drop(black_box(FlatbufLite::decode::<log::BorrowedLogs<'_>>(black_box(bytes)))),
+            ("mesh", "deserialize", _) => drop(black_box(FlatbufLite::decode::<mesh::Mesh>(black_box(bytes)))),
+            _ => panic!("FLATBUF_PROFILE: unknown cell {dataset}/{op}/{row}"),
+        }
+        black_box(out.len());
+    }
+}
