@@ -233,14 +233,39 @@ impl<'de> Deserializer<'de> {
     /// The string the uoffset at `pos` points to.
     #[inline(always)]
     pub(crate) fn string(&mut self, pos: usize) -> Result<&'de str> {
-        let (v, bytes) = self.bytes_at(pos)?;
+        let buf = self.buf;
+        let v = follow(buf, pos)?;
+        let len = read_u32(buf, v)? as usize;
         let start = v + 4;
-        let end = start + bytes.len();
-        if self.opts.require_nul && self.buf.get(end) != Some(&0) {
-            return Err(missing_nul(end, bytes.len()));
-        }
+        // The bytes and the NUL after them in one bounds test (`follow` left `v + 4 <= len + 1` possible, so
+        // `start` may be one past the end: `get` handles it).
+        let bytes = match buf.get(start..).and_then(|rest| rest.get(..=len)) {
+            Some([bytes @ .., 0]) => bytes,
+            _ => return self.string_slow(v, len),
+        };
         // The length, the bytes and the NUL, counted at once.
-        self.count(5 + bytes.len(), v)?;
+        self.count(5 + len, v)?;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(invalid_utf8(start + e.valid_up_to())),
+        }
+    }
+
+    /// [`string`](Self::string) when the NUL terminator is not where it should be: the string runs past the
+    /// end, or its NUL is missing (an error unless `require_nul` is off).
+    #[cold]
+    #[inline(never)]
+    fn string_slow(&mut self, v: usize, len: usize) -> Result<&'de str> {
+        let buf = self.buf;
+        let start = v + 4;
+        let Some(bytes) = buf.get(start..).and_then(|rest| rest.get(..len)) else {
+            return Err(past_the_end(v, len));
+        };
+        let end = start + len;
+        if self.opts.require_nul && buf.get(end) != Some(&0) {
+            return Err(missing_nul(end, len));
+        }
+        self.count(5 + len, v)?;
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s),
             Err(e) => Err(invalid_utf8(start + e.valid_up_to())),
@@ -521,6 +546,11 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         match self.place {
+            // The common place first, with one test of the place.
+            Place::Field { pos, .. } => {
+                let s = self.d.string(pos)?;
+                return visitor.visit_borrowed_str(s);
+            }
             Place::Absent { key_of: Some(entry) } => return Err(missing_string_key(entry)),
             Place::Absent { key_of: None } => return visitor.visit_borrowed_str(""),
             _ => {}
@@ -771,6 +801,27 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
 
     #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if !self.explicit && self.unions == 0 {
+            // The common table: field `i` in slot `i`, no unions to pair up.
+            while let Some(&name) = self.fields.get(self.i) {
+                let slot = self.i;
+                self.i += 1;
+                if let Some(pos) = self.table.field(self.d.buf, slot) {
+                    if self.d.pending_union.is_some() && self.none_union_value(slot) {
+                        continue;
+                    }
+                    self.pos = pos;
+                    self.slot = slot;
+                    self.default = None;
+                    return seed.deserialize(KeyDe { index: slot, name, by_name: false }).map(Some);
+                }
+                if let (_, Some(text)) = split_default(name) {
+                    self.default = Some(text);
+                    return seed.deserialize(KeyDe { index: slot, name, by_name: false }).map(Some);
+                }
+            }
+            return Ok(None);
+        }
         while let Some(&name) = self.fields.get(self.i) {
             let index = self.i;
             self.i += 1;
@@ -797,10 +848,7 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
                 }
             }
             if let Some(pos) = self.table.field(self.d.buf, slot) {
-                if slot > 0 && self.d.pending_union == Some((self.table.pos, slot - 1, 0)) {
-                    // A union value next to a type stored as NONE: ignored as if absent, like the official
-                    // verifier and readers (which never look at it).
-                    self.d.pending_union = None;
+                if self.none_union_value(slot) {
                     continue;
                 }
                 self.pos = pos;
@@ -843,6 +891,17 @@ impl<'de> de::MapAccess<'de> for TableAccess<'_, 'de> {
 }
 
 impl TableAccess<'_, '_> {
+    /// Whether the present field in `slot` is a union value next to a type stored as NONE: ignored as if
+    /// absent, like the official verifier and readers (which never look at it). Consumes the pending type.
+    #[inline]
+    fn none_union_value(&mut self, slot: usize) -> bool {
+        if slot > 0 && self.d.pending_union == Some((self.table.pos, slot - 1, 0)) {
+            self.d.pending_union = None;
+            return true;
+        }
+        false
+    }
+
     /// The union whose value is in `slot` and its type in the slot before, with the official verifier's
     /// rules: both absent is an absent union; a type without its value or a value without its type is
     /// `InconsistentUnion`, except a type stored as NONE without a value (what the official builder writes
