@@ -681,8 +681,10 @@ impl<'a> TableSer<'a> {
     /// The slot of the next field: its position, or its explicit id (`name#N`).
     #[inline(always)]
     fn slot(&mut self, key: &'static str) -> Result<u16> {
-        // Fast path: a name without a trailing digit has no explicit id.
-        if !self.explicit && self.next_slot <= u32::from(MAX_SLOT) && !key.ends_with(|c: char| c.is_ascii_digit()) {
+        // Fast path: a name without a trailing digit has no explicit id. An ASCII digit is one byte in UTF-8,
+        // so the last byte tells it without decoding the last char.
+        let digit_last = matches!(key.as_bytes().last(), Some(b'0'..=b'9'));
+        if !self.explicit && self.next_slot <= u32::from(MAX_SLOT) && !digit_last {
             let slot = self.next_slot as u16;
             self.next_slot += 1;
             return Ok(slot);
