@@ -11,50 +11,19 @@
 //! `minecraft_savedata` or `mk48` (the whole dataset); op `serialize` or `deserialize`; row
 //! `array`, `dict`, `bincode1` or `postcard`; `n` passes over the dataset. Instructions per
 //! message: the difference of two counts divided by the extra messages. It drives the rig's own
-//! codecs (`benches/rig/godot.rs`, `benches/rig/anchors.rs`).
-#![allow(dead_code, unreachable_pub, missing_docs)]
+//! codecs (`benches/rig/godot.rs`, `benches/rig/anchors.rs`), with the rig included whole.
+#![allow(dead_code, unreachable_pub)]
 
 use std::hint::black_box;
 
 use serde::{Deserialize, Serialize};
-pub use testkit::datasets;
 
-#[path = "../benches/rig/anchors.rs"]
-mod anchors;
-#[path = "../benches/rig/godot.rs"]
-mod godot;
+#[path = "../benches/rig/mod.rs"]
+mod rig;
 
-use anchors::{Bincode1, Postcard};
-use godot::{GodotArray, GodotDict, Packet};
-
-/// The rig's codec trait (`benches/rig/mod.rs`), as far as these rows use it.
-pub trait Codec {
-    const NAME: &'static str;
-    fn encode<T: Serialize>(value: &T, buf: &mut Vec<u8>);
-    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T;
-}
-
-/// The rig's datasets (only their types are used here).
-pub struct Datasets {
-    pub log: datasets::Logs,
-    pub mesh: datasets::Mesh,
-    pub minecraft: datasets::Players,
-    pub mk48: datasets::Updates,
-}
-
-/// The rig's size record (nothing to record here).
-pub fn record_size(_dataset: &str, _format: &str, _bytes: usize) {}
-
-/// Encodes, decodes and compares.
-pub fn assert_round_trip<C: Codec, T>(dataset: &str, value: &T) -> Vec<u8>
-where
-    T: Serialize + for<'de> Deserialize<'de> + PartialEq,
-{
-    let mut bytes = Vec::new();
-    C::encode(value, &mut bytes);
-    assert!(C::decode::<T>(&bytes) == *value, "{} does not round-trip {dataset}", C::NAME);
-    bytes
-}
+use rig::anchors::{Bincode1, Postcard};
+use rig::godot::{self, GodotArray, GodotDict, Packet};
+use rig::{Codec, datasets};
 
 /// The measured part for the packets (callgrind: `--toggle-collect='*profile_loop*'`), as the
 /// `packets_reused` rows run it.
@@ -98,9 +67,9 @@ where
 
 fn dataset<C: Codec, T>(op: &str, value: &T, n: u32)
 where
-    T: Serialize + for<'de> Deserialize<'de> + PartialEq,
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
 {
-    let bytes = assert_round_trip::<C, T>("dataset", value);
+    let bytes = rig::assert_round_trip::<C, T>("dataset", value);
     profile_loop_dataset::<C, T>(op, value, &bytes, n);
 }
 
