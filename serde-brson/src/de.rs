@@ -103,29 +103,28 @@ impl Options {
     pub fn from_slice<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T> {
         match self.decode_in_one_pass(bytes) {
             Ok(value) => Ok(value),
-            Err(decompressed) => self.explain_refusal(bytes, decompressed),
+            Err(refused) => self.explain_refusal(bytes, refused),
         }
     }
 
-    /// [`from_slice`](Options::from_slice) in one pass. On any error, the decompressed payload if
-    /// there is one, so that the careful pass need not decompress again.
-    fn decode_in_one_pass<T: DeserializeOwned>(&self, bytes: &[u8]) -> std::result::Result<T, Option<Vec<u8>>> {
-        let header = container::sniff(bytes).map_err(|_| None)?;
-        let compression = container::resolve(header, self.extension, self.allow_uncompressed).map_err(|_| None)?;
-        let body = &bytes[header.map_or(0, |h| h.len)..];
-        if compression == Compression::None {
+    /// [`from_slice`](Options::from_slice) in one pass. On any error, what the careful pass can
+    /// take over: the container once it is resolved, and the decompressed payload if there is one,
+    /// so that neither the header nor the body is read twice.
+    fn decode_in_one_pass<T: DeserializeOwned>(&self, bytes: &[u8]) -> std::result::Result<T, Refused> {
+        let Ok(container) = Container::resolve(bytes, self) else { return Err(Refused::Container) };
+        let body = &bytes[container.body_offset..];
+        let refused = |decompressed| Refused::Body { container, decompressed };
+        if container.compression == Compression::None {
             if body.len() > self.max_decompressed {
-                return Err(None);
+                return Err(refused(None));
             }
             // Checked in place; the careful pass validates it in place too.
-            return T::deserialize(Deserializer::checking(body, self)).map_err(|_| None);
+            return T::deserialize(Deserializer::checking(body, self)).map_err(|_| refused(None));
         }
-        let body_offset = header.map_or(0, |h| h.len) as u64;
-        let data = codec::decompress(compression, body, body_offset, self.max_decompressed, self.max_chunk)
-            .map_err(|_| None)?;
+        let data = container.decompress(body, self).map_err(|_| refused(None))?;
         match T::deserialize(Deserializer::checking(&data, self)) {
             Ok(value) => Ok(value),
-            Err(_) => Err(Some(data)),
+            Err(_) => Err(refused(Some(data))),
         }
     }
 
@@ -136,8 +135,12 @@ impl Options {
     /// the one-pass reader refuses by mistake cannot pass unnoticed as a slow success.
     #[cold]
     #[inline(never)]
-    fn explain_refusal<T: DeserializeOwned>(&self, bytes: &[u8], decompressed: Option<Vec<u8>>) -> Result<T> {
-        let result = decompress_slice_with(bytes, self, decompressed).and_then(|payload| payload.deserialize());
+    fn explain_refusal<T: DeserializeOwned>(&self, bytes: &[u8], refused: Refused) -> Result<T> {
+        let payload = match refused {
+            Refused::Container => decompress_slice(bytes, self),
+            Refused::Body { container, decompressed } => container.payload(bytes, self, decompressed),
+        };
+        let result = payload.and_then(|payload| payload.deserialize());
         debug_assert!(
             result.is_err(),
             "serde-brson's one-pass decode refused a file that validation and Payload::deserialize accept"
@@ -185,28 +188,62 @@ impl Payload {
 
 /// Reads the container and decompresses a whole file held in memory.
 pub(crate) fn decompress_slice(bytes: &[u8], options: &Options) -> Result<Payload> {
-    decompress_slice_with(bytes, options, None)
+    Container::resolve(bytes, options)?.payload(bytes, options, None)
 }
 
-/// [`decompress_slice`], given the body decompressed already, if it was.
-fn decompress_slice_with(bytes: &[u8], options: &Options, decompressed: Option<Vec<u8>>) -> Result<Payload> {
-    let header = container::sniff(bytes)?;
-    let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
-    let body_offset = header.map_or(0, |h| h.len);
-    let body = &bytes[body_offset..];
-    if compression == Compression::None && body.len() <= options.max_decompressed {
-        // Validated in place, so that a malformed (or lying) document costs no copy.
-        payload::validate(body, options.max_depth)?;
-        return Ok(Payload::from_validated(body.to_vec(), compression, header, options));
+/// What the one-pass decode hands to the careful pass when it refuses a file.
+enum Refused {
+    /// The header could not be read or resolved (the careful pass reads it again for the error).
+    Container,
+    /// The body was refused; `decompressed` is the payload if it was decompressed.
+    Body {
+        /// The resolved container.
+        container: Container,
+        /// The decompressed payload, if decompression got that far.
+        decompressed: Option<Vec<u8>>,
+    },
+}
+
+/// A file's container, read and resolved against the options: its header (if any), the codec of
+/// its body and where the body starts.
+#[derive(Clone, Copy)]
+struct Container {
+    header: Option<container::Header>,
+    compression: Compression,
+    body_offset: usize,
+}
+
+impl Container {
+    /// Reads the header of `bytes` (if any) and resolves the codec with the extension and options.
+    fn resolve(bytes: &[u8], options: &Options) -> Result<Container> {
+        let header = container::sniff(bytes)?;
+        let compression = container::resolve(header, options.extension, options.allow_uncompressed)?;
+        Ok(Container { header, compression, body_offset: header.map_or(0, |h| h.len) })
     }
-    let data = match decompressed {
-        Some(data) => Ok(data),
-        None => codec::decompress(compression, body, body_offset as u64, options.max_decompressed, options.max_chunk),
-    };
-    let payload = data.and_then(|data| Payload::new(data, compression, header, options));
-    match payload {
-        Err(e) if header.is_none() => Err(legacy_codec_hint(e, body, options)),
-        result => result,
+
+    /// Decompresses `body` (the bytes after the header) within the options' limits.
+    fn decompress(&self, body: &[u8], options: &Options) -> Result<Vec<u8>> {
+        codec::decompress(self.compression, body, self.body_offset as u64, options.max_decompressed, options.max_chunk)
+    }
+
+    /// The validated payload of `bytes`, given the body decompressed already, if it was.
+    fn payload(self, bytes: &[u8], options: &Options, decompressed: Option<Vec<u8>>) -> Result<Payload> {
+        let Container { header, compression, body_offset } = self;
+        let body = &bytes[body_offset..];
+        if compression == Compression::None && body.len() <= options.max_decompressed {
+            // Validated in place, so that a malformed (or lying) document costs no copy.
+            payload::validate(body, options.max_depth)?;
+            return Ok(Payload::from_validated(body.to_vec(), compression, header, options));
+        }
+        let data = match decompressed {
+            Some(data) => Ok(data),
+            None => self.decompress(body, options),
+        };
+        let payload = data.and_then(|data| Payload::new(data, compression, header, options));
+        match payload {
+            Err(e) if header.is_none() => Err(legacy_codec_hint(e, body, options)),
+            result => result,
+        }
     }
 }
 
