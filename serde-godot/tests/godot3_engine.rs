@@ -5,7 +5,10 @@
 //!   and the engine's `var2str` of the value must be what we decoded;
 //! * engine bytes (generated live) → our decode → our encode must equal the engine's bytes;
 //! * seeded mutations of our encodings: the engine and serde-godot must agree on accept/reject
-//!   and on the value, apart from documented differences.
+//!   and on the value, apart from documented differences;
+//! * random typed structs in the Dictionary form, rebuilt by the engine (keys in a random order,
+//!   null fields dropped, unknown keys added) and re-encoded by it, must decode into the same
+//!   typed value.
 //!
 //! Skipped, loudly, when `godot3-server` is not installed (`.ci/run` installs it).
 
@@ -15,7 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{hex, same_modulo_nodepath_padding, to_hex, var2str3};
-use serde::Serialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use serde_godot::{
     Color, ErrorKind, NodePath, Options, PackedByteArray, PackedColorArray, PackedFloat32Array, PackedInt32Array,
     PackedStringArray, PackedVector2Array, PackedVector3Array, StructForm, UnitVariants, Variant, Vector2, Vector3,
@@ -420,4 +425,112 @@ fn engine_and_serde_godot_agree_on_edge_probes() {
             assert!(same_modulo_nodepath_padding(&value.to_bytes(&g3()).unwrap(), &engine_bytes, &g3()), "{name}");
         }
     }
+}
+
+/// Cases of the typed-Dictionary differential (`GODOT_TYPED_DICT_CASES` overrides).
+fn typed_dict_cases() -> usize {
+    std::env::var("GODOT_TYPED_DICT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+enum UnitKind {
+    Ship,
+    Torpedo { fuse: f32, armed: bool },
+    Mine(i32, i32),
+    Named(String),
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Stats {
+    speed: f32,
+    armor: u8,
+    label: String,
+    bonus: Option<f32>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Unit {
+    id: u32,
+    name: String,
+    pos: Vector2,
+    hp: Option<i16>,
+    tags: Vec<String>,
+    kind: UnitKind,
+    stats: Vec<Stats>,
+    extra: BTreeMap<String, i64>,
+    ratio: f64,
+    alive: bool,
+    big: i64,
+    leader: Option<Box<Unit>>,
+}
+
+/// A random string: ASCII, quotes and escapes, accents, CJK and a non-BMP character.
+fn random_string(rng: &mut Pcg32) -> String {
+    const PIECES: &[&str] = &["a", "Z", "0", " ", "\"", "\\", "\n", "é", "ß", "漢", "🚀", "id", "label", "{", "]"];
+    (0..rng.usize_in(0, 8)).map(|_| *rng.pick(PIECES)).collect()
+}
+
+fn random_stats(rng: &mut Pcg32) -> Stats {
+    Stats {
+        speed: rng.f32_in(-1e6, 1e6),
+        armor: rng.below(256) as u8,
+        label: random_string(rng),
+        bonus: rng.chance(1, 2).then(|| rng.f32_in(-10.0, 10.0)),
+    }
+}
+
+fn random_unit(rng: &mut Pcg32, depth: u32) -> Unit {
+    let kind = match rng.below(4) {
+        0 => UnitKind::Ship,
+        1 => UnitKind::Torpedo { fuse: rng.f32_in(0.0, 5.0), armed: rng.chance(1, 2) },
+        2 => UnitKind::Mine(rng.range_i64(i32::MIN as i64, i32::MAX as i64) as i32, rng.below(100) as i32),
+        _ => UnitKind::Named(random_string(rng)),
+    };
+    Unit {
+        id: rng.next_u32(),
+        name: random_string(rng),
+        pos: Vector2::new(rng.f32_in(-1e4, 1e4), rng.f32_in(-1e4, 1e4)),
+        hp: rng.chance(1, 2).then(|| rng.range_i64(i16::MIN as i64, i16::MAX as i64) as i16),
+        tags: (0..rng.usize_in(0, 4)).map(|_| random_string(rng)).collect(),
+        kind,
+        stats: (0..rng.usize_in(0, 3)).map(|_| random_stats(rng)).collect(),
+        extra: (0..rng.usize_in(0, 4)).map(|_| (format!("k{}", rng.below(50)), rng.next_u64() as i64)).collect(),
+        ratio: rng.f64_in(-1e12, 1e12),
+        alive: rng.chance(1, 2),
+        big: rng.next_u64() as i64,
+        leader: (depth < 2 && rng.chance(1, 3)).then(|| Box::new(random_unit(rng, depth + 1))),
+    }
+}
+
+#[test]
+fn random_typed_structs_decode_from_engine_rebuilt_dictionaries() {
+    if !engine_available() {
+        return;
+    }
+    let opts = g3();
+    let mut rng = Pcg32::new(0x6d_69_63_74, 17);
+    let units: Vec<Unit> = (0..typed_dict_cases()).map(|_| random_unit(&mut rng, 0)).collect();
+    let input = serde_json::json!({
+        "cases": units.iter().enumerate().map(|(i, unit)| serde_json::json!({
+            "name": format!("unit{i}"), "hex": to_hex(&opts.to_vec(unit).unwrap()), "shuffle_seed": i,
+        })).collect::<Vec<_>>()
+    });
+    let dir = workdir("typed_dicts");
+    let results = run_script(&dir, "decode_check.gd", Some(&input))["results"].as_array().unwrap().clone();
+    assert_eq!(results.len(), units.len());
+    let (mut reordered, mut changed) = (0, 0);
+    for (unit, result) in units.iter().zip(&results) {
+        let name = result["name"].as_str().unwrap();
+        let engine_bytes = hex(result["reencoded_hex"].as_str().unwrap());
+        let ours = opts.to_vec(unit).unwrap();
+        changed += usize::from(engine_bytes != ours);
+        reordered += usize::from(engine_bytes.len() == ours.len() && engine_bytes != ours);
+        let back: Unit = opts.from_slice(&engine_bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(&back, unit, "{name}: engine bytes {}", to_hex(&engine_bytes));
+    }
+    eprintln!(
+        "{} engine-rebuilt Dictionaries decoded into typed structs ({changed} differ from our bytes, {reordered} by key order only)",
+        units.len()
+    );
+    assert!(changed > units.len() / 2, "the engine rebuilt too few values for the test to mean anything");
 }
