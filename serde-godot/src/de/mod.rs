@@ -174,65 +174,72 @@ impl<'de> Deserializer<'de> {
         self.int_slow(visitor)
     }
 
+    /// The one shape of the scalar slow paths below: read a header; `read` takes the value for
+    /// the headers it knows (`None` for any other, nothing more read); visit it with the value's
+    /// offset on a visitor error. Any other header takes the general path, which refuses object
+    /// ids and RIDs when `number`. Inlined into each out-of-line caller, so the fast paths that
+    /// call those stay as small as they were.
+    #[inline(always)]
+    fn scalar_slow<V: Visitor<'de>, T>(
+        &mut self,
+        visitor: V,
+        number: bool,
+        read: impl FnOnce(&mut Reader<'de>, u32) -> Option<Result<T>>,
+        visit: impl FnOnce(V, T) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        let start = self.r.pos();
+        let header = self.r.u32()?;
+        match read(&mut self.r, header) {
+            Some(value) => visit(visitor, value?).map_err(|e: Error| e.or_at(start)),
+            None if number => self.slow_number(start, header, visitor),
+            None => self.slow(start, header, visitor),
+        }
+    }
+
     /// What [`Self::int`]'s fast path does not take, out of line so that the fast path inlines
     /// into its callers.
     #[inline(never)]
     fn int_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        let value = match header {
-            INT => self.r.u32()? as i32 as i64,
-            h if h == INT | FLAG_64 => self.r.u64()? as i64,
-            _ => return self.slow_number(start, header, visitor),
+        let read = |r: &mut Reader<'de>, header| match header {
+            INT => Some(r.u32().map(|v| v as i32 as i64)),
+            h if h == INT | FLAG_64 => Some(r.u64().map(|v| v as i64)),
+            _ => None,
         };
-        visitor.visit_i64(value).map_err(|e: Error| e.or_at(start))
+        self.scalar_slow(visitor, true, read, V::visit_i64)
     }
 
     /// What `deserialize_bool`'s fast path does not take (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn bool_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        if header != BOOL {
-            return self.slow(start, header, visitor);
-        }
-        visitor.visit_bool(self.r.u32()? != 0).map_err(|e: Error| e.or_at(start))
+        let read = |r: &mut Reader<'de>, header| (header == BOOL).then(|| r.u32().map(|v| v != 0));
+        self.scalar_slow(visitor, false, read, V::visit_bool)
     }
 
     /// What `deserialize_f32`'s fast path does not take (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn f32_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        if header != FLOAT {
-            return self.slow_number(start, header, visitor);
-        }
-        visitor.visit_f32(self.r.f32()?).map_err(|e: Error| e.or_at(start))
+        let read = |r: &mut Reader<'de>, header| (header == FLOAT).then(|| r.f32());
+        self.scalar_slow(visitor, true, read, V::visit_f32)
     }
 
     /// What `deserialize_f64`'s fast path does not take (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn f64_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        let value = match header {
-            FLOAT => self.r.f32()? as f64,
-            h if h == FLOAT | FLAG_64 => self.r.f64()?,
-            _ => return self.slow_number(start, header, visitor),
+        let read = |r: &mut Reader<'de>, header| match header {
+            FLOAT => Some(r.f32().map(f64::from)),
+            h if h == FLOAT | FLAG_64 => Some(r.f64()),
+            _ => None,
         };
-        visitor.visit_f64(value).map_err(|e: Error| e.or_at(start))
+        self.scalar_slow(visitor, true, read, V::visit_f64)
     }
 
     /// What `deserialize_str`'s fast path ([`Reader::short_string`]) does not take: any other
     /// string (the engine's rules, exact errors) or value (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn str_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.r.pos();
-        let header = self.r.u32()?;
-        if header != STRING {
-            return self.slow(start, header, visitor);
-        }
-        visitor.visit_borrowed_str(self.r.str(self.opts.max_len)?).map_err(|e: Error| e.or_at(start))
+        let max_len = self.opts.max_len;
+        let read = |r: &mut Reader<'de>, header| (header == STRING).then(|| r.str(max_len));
+        self.scalar_slow(visitor, false, read, V::visit_borrowed_str)
     }
 
     /// An untyped ARRAY or DICTIONARY header and its raw count, read as one 8-byte word; `None`
