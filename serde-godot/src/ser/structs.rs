@@ -27,21 +27,21 @@ impl<'a, O: Output> Serializer<'a, O> {
         if len > 0 {
             self.check_depth()?;
         }
-        Ok(Struct { ser: self, open, kind, at: 0 })
+        Ok(Struct { ser: self, open, kind, at: 0, words: 0 })
     }
 
     /// A math type (Vector2…Projection, Color): its header, then components written in place
     /// (the hot Godot types: kept out of the cold path of the other special structs).
     ///
     /// The header is not written yet: it is the first pending 4-byte word (see
-    /// [`Struct::component`]), so that it goes out with the first component in one write.
+    /// [`Struct::component`]), so that it goes out with the components in one write.
     #[inline(always)]
     pub(super) fn math(&mut self, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
         let id = self.id(ty)?;
         let layout = Layout::of(ty).expect("math type");
         let end = self.out.len() + 4 + layout.size(4);
-        let open = Open { len: id, count: PENDING, ..Open::NONE };
-        Ok(Struct { ser: self, open, kind: StructKind::Raw(ty), at: end })
+        let open = Open { count: 1, ..Open::NONE };
+        Ok(Struct { ser: self, open, kind: StructKind::Raw(ty), at: end, words: id as u128 })
     }
 
     #[cold]
@@ -52,27 +52,23 @@ impl<'a, O: Output> Serializer<'a, O> {
                 self.header(VariantType::NodePath, 0)?;
                 let head = self.out.len();
                 self.out.put(&[0; 12]);
-                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head })
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head, words: 0 })
             }
             Magic::Signal => {
                 self.header(VariantType::Signal, 0)?;
-                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Signal, at: 0 })
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Signal, at: 0, words: 0 })
             }
             Magic::FullObject => {
                 if !self.opts.full_objects {
                     return Err(Error::new(ErrorKind::FullObjectsDisabled));
                 }
                 self.header(VariantType::Object, 0)?;
-                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::FullObject, at: 0 })
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::FullObject, at: 0, words: 0 })
             }
             _ => self.begin_struct(len, 0),
         }
     }
 }
-
-/// `Open::count` of a math type's [`Struct`] while `Open::len` holds a 4-byte word not yet
-/// written (the header, then every other component).
-const PENDING: u32 = 1;
 
 /// What a [`Struct`] is writing.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -97,6 +93,9 @@ pub struct Struct<'s, 'a, O: Output = Vec<u8>> {
     open: Open,
     kind: StructKind,
     at: usize,
+    /// A math type's 4-byte words not yet written (the header, then components), the first in
+    /// the low bits; `Open::count` says how many (at most 3).
+    words: u128,
 }
 
 impl<O: Output> Struct<'_, '_, O> {
@@ -130,37 +129,40 @@ impl<O: Output> Struct<'_, '_, O> {
         if self.open.count >= self.open.len { self.ser.check_depth() } else { Ok(()) }
     }
 
-    /// A math type's component. A plain `f32` / `i32` (the common case) is paired with the
-    /// pending 4-byte word (the header, or the previous component) into one 8-byte write, or
-    /// becomes the pending word; anything else (a nested vector) flushes the pending word and
-    /// is written by the general payload writer.
+    /// A math type's component. A plain `f32` / `i32` (the common case) joins the pending
+    /// 4-byte words (the header first), which go out 16 bytes at a time and the rest at the end
+    /// (a Vector2 or Vector3 is one write); anything else (a nested vector) flushes the pending
+    /// words and is written by the general payload writer.
     #[inline(always)]
     fn component<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         match value.serialize(Word32) {
-            Ok(bits) if self.open.count == PENDING => {
-                self.open.count = 0;
-                self.ser.out.put(&(self.open.len as u64 | (bits as u64) << 32).to_le_bytes());
-                Ok(())
-            }
             Ok(bits) => {
-                (self.open.len, self.open.count) = (bits, PENDING);
+                let n = self.open.count;
+                self.words |= (bits as u128) << (32 * n);
+                if n == 3 {
+                    self.ser.out.put(&self.words.to_le_bytes());
+                    (self.words, self.open.count) = (0, 0);
+                } else {
+                    self.open.count = n + 1;
+                }
                 Ok(())
             }
             Err(NotWord) => {
+                self.flush_component();
                 // Through the serializer, not `self` (see `field`).
-                let pending = (self.open.count == PENDING).then_some(self.open.len);
-                self.open.count = 0;
-                self.ser.nested_component(pending, value)
+                self.ser.nested_component(value)
             }
         }
     }
 
-    /// Writes the pending 4-byte word of a math type, if any.
+    /// Writes the pending 4-byte words of a math type, if any (a constant number of them when
+    /// the components are known, so one fixed-size write).
     #[inline(always)]
     fn flush_component(&mut self) {
-        if self.open.count == PENDING {
-            self.open.count = 0;
-            self.ser.out.put(&self.open.len.to_le_bytes());
+        let n = self.open.count as usize;
+        if n > 0 {
+            self.ser.out.put(&self.words.to_le_bytes()[..4 * n]);
+            (self.words, self.open.count) = (0, 0);
         }
     }
 
@@ -179,13 +181,10 @@ impl<O: Output> Struct<'_, '_, O> {
 
 impl<O: Output> Serializer<'_, O> {
     /// A math type's component that is not a plain `f32` / `i32` (a nested vector, or a wrong
-    /// type that the payload writer reports), after the `pending` word of the math type.
+    /// type that the payload writer reports), after the pending words of the math type.
     #[cold]
     #[inline(never)]
-    fn nested_component<T: Serialize + ?Sized>(&mut self, pending: Option<u32>, value: &T) -> Result<()> {
-        if let Some(word) = pending {
-            self.out.put(&word.to_le_bytes());
-        }
+    fn nested_component<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         value.serialize(Raw::new(&mut self.out, Accept::MATH))
     }
 
