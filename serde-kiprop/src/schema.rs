@@ -156,6 +156,44 @@ impl Clone for StaticKey {
     }
 }
 
+/// [`StaticKey`] for one fixed name (a property's, an enum option's): the address of the last
+/// `&'static str` found equal to the name, and the name's length. Only a string equal to the name
+/// is remembered, so a static string at that address with that length has the same bytes; the
+/// test is an address and a length compare, with no packing. The address is 0 until something
+/// matched (a `&str`'s pointer is never null).
+#[derive(Debug)]
+pub(crate) struct NameKey {
+    addr: AtomicUsize,
+    len: usize,
+}
+
+impl NameKey {
+    /// A key for a name of `len` bytes, remembering nothing yet.
+    pub(crate) fn new(len: usize) -> Self {
+        NameKey { addr: AtomicUsize::new(0), len }
+    }
+
+    #[inline(always)]
+    pub(crate) fn matches(&self, key: &'static str) -> bool {
+        key.len() == self.len && self.addr.load(Ordering::Relaxed) == key.as_ptr() as usize
+    }
+
+    /// Remembers `key`, which the caller found equal to the name.
+    #[inline]
+    pub(crate) fn remember(&self, key: &'static str) {
+        debug_assert_eq!(key.len(), self.len);
+        if key.len() == self.len {
+            self.addr.store(key.as_ptr() as usize, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Clone for NameKey {
+    fn clone(&self) -> Self {
+        NameKey::new(self.len)
+    }
+}
+
 /// The address of the last `&'static [&'static str]` (a serde struct's `FIELDS` or an enum's
 /// `VARIANTS`) found to name exactly a class's properties or an enum's options, in order. The
 /// deserializer then hands serde the index instead of the name, which the derived identifier
@@ -303,11 +341,11 @@ pub struct PropertyDef {
     /// The class named by an object type string (resolved after loading).
     object_class: Option<String>,
     /// The serde field name that last matched this property.
-    pub(crate) key: StaticKey,
+    pub(crate) key: NameKey,
     /// The serde variant names last found to be this enum's options in value order (0, 1, …).
     variants: StaticList,
     /// Per enum option: the serde variant name that last matched it.
-    variant_keys: Box<[StaticKey]>,
+    variant_keys: Box<[NameKey]>,
 }
 
 impl PropertyDef {
@@ -882,7 +920,9 @@ fn make_property(
         options.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
         Box::new(EnumDef { bits: flags & flags::BITS != 0, options })
     });
-    let option_count = enum_def.as_ref().map_or(0, |d| d.options.len());
+    let variant_keys =
+        enum_def.as_ref().map_or_else(Vec::new, |d| d.options.iter().map(|(n, _)| NameKey::new(n.len())).collect());
+    let key = NameKey::new(name.len());
     let slot_bits =
         if flags & flags::DELTA_ENCODE != 0 { SLOT_PRESENCE } else { 0 } | if dynamic { SLOT_CONTAINER } else { 0 };
     PropertyDef {
@@ -896,9 +936,9 @@ fn make_property(
         slot_bits,
         kind,
         object_class,
-        key: StaticKey::default(),
+        key,
         variants: StaticList::default(),
-        variant_keys: std::iter::repeat_with(StaticKey::default).take(option_count).collect(),
+        variant_keys: variant_keys.into_boxed_slice(),
         enum_def,
     }
 }
@@ -1078,6 +1118,20 @@ mod tests {
         key.remember(NAME);
         assert!(key.matches(NAME));
         assert!(!key.matches(prefix), "same address, other length: another name");
+    }
+
+    #[test]
+    fn name_key_tells_apart_names_that_share_an_address() {
+        static NAME: &str = "Updates";
+        let prefix: &'static str = &NAME[..6];
+        let key = super::NameKey::new(NAME.len());
+        assert!(!key.matches(NAME));
+        key.remember(NAME);
+        assert!(key.matches(NAME));
+        assert!(!key.matches(prefix), "same address, other length: another name");
+        let copy: &'static str = Box::leak(NAME.to_owned().into_boxed_str());
+        assert!(!key.matches(copy), "same text elsewhere: compared by name, not by address");
+        assert!(!key.clone().matches(NAME), "a clone starts empty");
     }
 
     use super::*;
