@@ -370,7 +370,28 @@ impl<'a, 't> ValueSer<'a, 't> {
         }
     }
 
+    /// A sequence: the common case (a container property with nothing to write before it, plain
+    /// length prefixes) inline, the rest out of line.
+    #[inline(always)]
     pub(super) fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
+        let slot = self.slot;
+        if is_seq
+            && slot.f & !sf::OMITTABLE == sf::CONTAINER
+            && !self.s.compact
+            && len <= u32::MAX as usize
+            && self.s.depth != 0
+        {
+            // Length prefix, then the elements (`check_len` and `enter` with their answers known).
+            self.s.depth -= 1;
+            self.s.w.write_u32(len as u32);
+            return Ok(SeqSer(SeqInner::Container { s: self.s, slot: slot.element_of(), patch: None }));
+        }
+        self.seq_slow(len, is_seq)
+    }
+
+    /// [`seq`](Self::seq) for everything else.
+    #[inline(never)]
+    fn seq_slow(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
         if is_seq && slot.f & !sf::OMITTABLE == sf::CONTAINER {
             // A container property with nothing to write before it: length prefix, elements.
