@@ -528,7 +528,7 @@ impl<'de> Reader<'de> {
 }
 
 impl<'de> Reader<'de> {
-    /// The common STRING value — header `header` (the STRING type id, no flags), a length of 4 to
+    /// The common STRING value — header `header` (the STRING type id, no flags), a length of 1 to
     /// 16 bytes within `max_len`, padding present, neither NUL nor BOM — read whole and
     /// consumed; `None` (nothing consumed) for anything else, which [`Reader::str`] then reads
     /// with the engine's rules and exact errors. Fixed-size loads, no call but UTF-8
@@ -538,12 +538,19 @@ impl<'de> Reader<'de> {
         let (word, tail) = self.rest.split_first_chunk::<8>()?;
         let word = u64::from_le_bytes(*word);
         let len = (word >> 32) as usize;
-        if word as u32 != header || !(4..=16).contains(&len) || len > max_len {
+        if word as u32 != header || !(1..=16).contains(&len) || len > max_len {
             return None;
         }
         let (padded, rest) = tail.split_at_checked(len + pad4(len))?;
         let bytes = &padded[..len];
-        let (head, last) = short_words(bytes)?;
+        let (head, last) = match short_words(bytes) {
+            Some(words) => words,
+            // 1 to 3 bytes: the padded word, its padding bytes set non-zero.
+            None => {
+                let word = u32::from_le_bytes(*padded.first_chunk::<4>()?) as u64 | u64::MAX << (8 * len);
+                (word, word)
+            }
+        };
         if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
             return None;
         }
@@ -848,6 +855,47 @@ mod tests {
             expected.extend_from_slice(&s);
             expected.resize(9 + len + pad4(len), 0);
             assert_eq!(out, expected, "{len}");
+        }
+    }
+
+    #[test]
+    fn short_string_agrees_with_the_engine_rules_reader() {
+        // Every length up to 17, a NUL / BOM / invalid byte at each place, junk in the padding:
+        // the fast path either declines (nothing consumed) or gives what `Reader::str` gives.
+        let mut cases: Vec<Vec<u8>> = vec![b"\xEF\xBB\xBF".to_vec(), b"\xEF\xBB".to_vec(), b"\xc3".to_vec()];
+        for len in 0..18 {
+            cases.push(vec![b'x'; len]);
+            for at in 0..len {
+                for byte in [0u8, 0x80, 0xFF, 0xEF] {
+                    let mut s = vec![b'y'; len];
+                    s[at] = byte;
+                    cases.push(s);
+                }
+            }
+        }
+        for s in cases {
+            for junk in [0u8, 0xFF] {
+                let mut bytes = 4u32.to_le_bytes().to_vec();
+                bytes.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                bytes.extend_from_slice(&s);
+                bytes.resize(8 + s.len() + pad4(s.len()), junk);
+                let expected = Reader::new(&bytes[4..]).str(usize::MAX).ok();
+                let mut r = Reader::new(&bytes);
+                match r.short_string(4, usize::MAX) {
+                    Some(got) => {
+                        assert_eq!(Some(got), expected, "{s:?}");
+                        assert_eq!(r.remaining(), 0, "{s:?}");
+                    }
+                    None => assert_eq!(r.pos(), 0, "{s:?}"),
+                }
+                let plain = !s.is_empty() && s.len() <= 16 && s.iter().all(|&b| b == b'x');
+                assert!(!plain || r.remaining() == 0, "the fast path declined {s:?}");
+                // Without its padding the value is refused (the engine requires it).
+                if pad4(s.len()) > 0 {
+                    let cut = &bytes[..bytes.len() - 1];
+                    assert_eq!(Reader::new(cut).short_string(4, usize::MAX), None, "{s:?}");
+                }
+            }
         }
     }
 
