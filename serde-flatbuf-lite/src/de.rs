@@ -17,6 +17,7 @@ use crate::names::{explicit_id, field_name, has_explicit_ids, split_default};
 use crate::options::{InlineCache, Options};
 use crate::plan::{Plan, implicit_slot, is_union};
 
+mod in_order;
 mod packed;
 mod structs;
 
@@ -59,6 +60,11 @@ pub struct Deserializer<'de> {
     explicit_ids: [(usize, usize, bool); 4],
     /// Answers of `Options::inline_struct` for the struct names seen lately.
     inline_cache: InlineCache,
+    /// Whether tables may be read in field order through `visit_seq` (see `de/in_order.rs`; only
+    /// `Options::from_slice`, which can decode again, turns it on).
+    pub(crate) in_order: bool,
+    /// An in-order read gave up or failed: the result must come from a decode without them.
+    pub(crate) in_order_failed: bool,
 }
 
 impl<'de> Deserializer<'de> {
@@ -82,6 +88,8 @@ impl<'de> Deserializer<'de> {
             plan: None,
             explicit_ids: [(0, 0, false); 4],
             inline_cache: InlineCache::default(),
+            in_order: false,
+            in_order_failed: false,
         }
     }
 
@@ -197,6 +205,14 @@ impl<'de> Deserializer<'de> {
         let unions = match &self.plan {
             Some(plan) => plan.unions(name),
             None => 0,
+        };
+        let visitor = if self.in_order && !explicit && unions == 0 {
+            match self.read_in_order(table, fields, visitor) {
+                Ok(value) => return value,
+                Err(visitor) => visitor,
+            }
+        } else {
+            visitor
         };
         let value = visitor.visit_map(TableAccess {
             d: self,

@@ -135,7 +135,19 @@ impl Options {
         let plan = plan::of::<T>(self);
         let mut de = Deserializer::with_options(bytes, self);
         de.plan = plan;
-        match T::deserialize(&mut de) {
+        de.in_order = plan::in_order::<T>();
+        let mut result = T::deserialize(&mut de);
+        if de.in_order_failed {
+            // A table read in field order met what only the map path decodes as before (see
+            // `de/in_order.rs`): decode again without in-order reads, once.
+            de = Deserializer::with_options(bytes, self);
+            de.plan = plan;
+            result = T::deserialize(&mut de);
+            if result.is_ok() {
+                plan::map_only::<T>();
+            }
+        }
+        match result {
             Ok(value) => {
                 de.end()?;
                 Ok(value)

@@ -11,7 +11,7 @@
 //! encode that meets such a union without the plan fails instead of guessing slots).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
 use serde_core::Deserialize;
@@ -145,4 +145,31 @@ pub(crate) fn learn<'de, T: Deserialize<'de>>(opts: &Options) -> Result<()> {
     let plan = crate::schema::trace_plan::<T>(opts)?;
     register(name, (!plan.is_empty()).then_some(plan));
     Ok(())
+}
+
+/// Root types whose decode needed a second pass without in-order table reads (see `de/in_order.rs`): one
+/// entry per such type, so the memory is bounded by the program's types.
+static MAP_ONLY: RwLock<Vec<&'static str>> = RwLock::new(Vec::new());
+
+/// Whether [`MAP_ONLY`] has any entry (so the common decode never takes its lock).
+static ANY_MAP_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Whether decoding `T` may read tables in field order.
+#[inline]
+pub(crate) fn in_order<T: ?Sized>() -> bool {
+    if !ANY_MAP_ONLY.load(Ordering::Acquire) {
+        return true;
+    }
+    let name = std::any::type_name::<T>();
+    !MAP_ONLY.read().unwrap_or_else(PoisonError::into_inner).contains(&name)
+}
+
+/// Remembers that `T` decodes through the map path only.
+pub(crate) fn map_only<T: ?Sized>() {
+    let name = std::any::type_name::<T>();
+    let mut guard = MAP_ONLY.write().unwrap_or_else(PoisonError::into_inner);
+    if !guard.contains(&name) {
+        guard.push(name);
+    }
+    ANY_MAP_ONLY.store(true, Ordering::Release);
 }
