@@ -249,6 +249,23 @@ impl<'de> Deserializer<'de> {
     /// The string the uoffset at `pos` points to.
     #[inline(always)]
     pub(crate) fn string(&mut self, pos: usize) -> Result<&'de str> {
+        // The common string in as few tests as possible; anything unusual (an error, a missing NUL) takes the
+        // careful path, which checks everything again in order and names the first problem.
+        let Some((v, bytes)) = string_fast(self.buf, pos) else {
+            return self.string_careful(pos);
+        };
+        // The length, the bytes and the NUL, counted at once.
+        self.count(5 + bytes.len(), v)?;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(invalid_utf8(v + 4 + e.valid_up_to())),
+        }
+    }
+
+    /// [`string`](Self::string) with every check on its own, for the exact error.
+    #[cold]
+    #[inline(never)]
+    fn string_careful(&mut self, pos: usize) -> Result<&'de str> {
         let buf = self.buf;
         let v = follow(buf, pos)?;
         let len = read_u32(buf, v)? as usize;
@@ -259,7 +276,6 @@ impl<'de> Deserializer<'de> {
             Some([bytes @ .., 0]) => bytes,
             _ => return self.string_slow(v, len),
         };
-        // The length, the bytes and the NUL, counted at once.
         self.count(5 + len, v)?;
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s),
@@ -321,6 +337,26 @@ impl<'de> Deserializer<'de> {
         }
         self.count(4, v)?;
         Ok((area, count))
+    }
+}
+
+/// A well-formed string object through the uoffset at `pos`: (where its length is, its bytes), or `None`
+/// for anything [`Deserializer::string_careful`] must look at (misaligned or out-of-bounds uoffset or length,
+/// bytes past the end, no NUL after them). The uoffset and the object are 4-aligned exactly when the uoffset's
+/// position and value both are, so one test covers both alignments; a length that is in bounds puts the
+/// object inside the buffer.
+#[inline(always)]
+fn string_fast(buf: &[u8], pos: usize) -> Option<(usize, &[u8])> {
+    let off = u32::from_le_bytes(*buf.get(pos..)?.first_chunk::<4>()?) as usize;
+    if (pos | off) % 4 != 0 {
+        return None;
+    }
+    let v = pos.checked_add(off)?;
+    let rest = buf.get(v..)?;
+    let len = u32::from_le_bytes(*rest.first_chunk::<4>()?) as usize;
+    match rest[4..].get(..=len)? {
+        [bytes @ .., 0] => Some((v, bytes)),
+        _ => None,
     }
 }
 
