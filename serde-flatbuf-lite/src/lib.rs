@@ -126,13 +126,13 @@ pub fn learn<'de, T: Deserialize<'de>>() -> Result<()> {
 impl Options {
     /// [`learn`]s `T`'s layout with these options (their inline structs).
     pub fn learn<'de, T: Deserialize<'de>>(&self) -> Result<()> {
-        plan::learn::<T>(self)
+        schema::learn_plan::<T>(self)
     }
 
     /// Decodes a `T` from a whole buffer, borrowing `&str`/`&[u8]` from it. Every object is verified
     /// before serde sees it; see the crate docs.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let plan = plan::of::<T>(self);
+        let plan = schema::plan_of::<T>(self);
         let mut de = Deserializer::with_options(bytes, self);
         de.plan = plan;
         de.in_order = plan::in_order::<T>();

@@ -5,7 +5,8 @@
 //! absent (`None`), so positional slot numbering alone cannot know that an absent field was a union and
 //! that every later field moved by one. The schema tracer ([`crate::schema`]) knows it from the type: it
 //! records, per table struct name, the field indexes that are unions without a placeholder ([`Plan`]).
-//! Decoding (`from_slice::<T>` has `T: Deserialize`) traces `T` on its first use and keeps the plan in a
+//! Decoding (`from_slice::<T>` has `T: Deserialize`) traces `T` on its first use (`schema::plan_of`,
+//! above this module, which only holds the plans and their registry) and keeps the plan in a
 //! process-wide registry keyed by `T`'s type name; encoding (`T: Serialize` only) looks the plan up there,
 //! so a type with such unions must have been decoded or [`learn`](crate::learn)ed before it is encoded (an
 //! encode that meets such a union without the plan fails instead of guessing slots).
@@ -13,11 +14,6 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
-
-use serde_core::Deserialize;
-
-use crate::error::Result;
-use crate::options::Options;
 
 /// Per table struct name (serde's name): bit `i` set when field `i` (declaration index, as serde numbers
 /// the fields) is a union without a `UnionType` placeholder.
@@ -62,7 +58,7 @@ pub(crate) fn is_union(unions: u64, index: usize) -> bool {
 
 /// The registry: type name → plan (`None` for a type without placeholder-free unions or one that could not
 /// be traced). Entries are never removed; a type is traced at most a few times (racing threads, or
-/// [`learn`] called again). Plans live for the process (`&'static`, so a decode looks one up with no
+/// [`learn`](crate::learn) called again). Plans live for the process (`&'static`, so a decode looks one up with no
 /// reference count): each distinct plan is leaked once and shared by every later registration equal to it,
 /// so the memory kept is bounded by the distinct plans of the program's types, not by how often they are
 /// learned.
@@ -84,7 +80,7 @@ thread_local! {
     static LAST: std::cell::Cell<LastLookup> = const { std::cell::Cell::new((0, 0, 0, None)) };
 }
 
-fn register(type_name: &'static str, plan: Option<Plan>) -> Option<&'static Plan> {
+pub(crate) fn register(type_name: &'static str, plan: Option<Plan>) -> Option<&'static Plan> {
     let mut guard = REGISTRY.write().unwrap_or_else(PoisonError::into_inner);
     let registry = guard.get_or_insert_with(|| Registry { types: HashMap::new(), plans: Vec::new() });
     let plan = plan.map(|plan| match registry.plans.iter().find(|p| ***p == plan) {
@@ -103,7 +99,7 @@ fn register(type_name: &'static str, plan: Option<Plan>) -> Option<&'static Plan
 /// What the registry knows about `type_name`: `Some(plan)` once learned (`plan` `None` when the type needs
 /// none), `None` if it was never learned. One thread-local comparison after the first call on a thread.
 #[inline]
-fn lookup(name: &'static str) -> Option<Option<&'static Plan>> {
+pub(crate) fn lookup(name: &'static str) -> Option<Option<&'static Plan>> {
     let generation = GENERATION.load(Ordering::Acquire);
     let key = (name.as_ptr() as usize, name.len(), generation);
     LAST.with(|last| {
@@ -124,27 +120,6 @@ fn lookup(name: &'static str) -> Option<Option<&'static Plan>> {
 #[inline]
 pub(crate) fn known<T: ?Sized>() -> Option<&'static Plan> {
     lookup(std::any::type_name::<T>()).flatten()
-}
-
-/// The plan of `T`, tracing `T` on its first use (decoding). A type that cannot be traced gets none: its
-/// placeholder-free unions then fail to decode, everything else is unaffected.
-#[inline]
-pub(crate) fn of<'de, T: Deserialize<'de>>(opts: &Options) -> Option<&'static Plan> {
-    let name = std::any::type_name::<T>();
-    if let Some(plan) = lookup(name) {
-        return plan;
-    }
-    let plan = crate::schema::trace_plan::<T>(opts).ok().filter(|p| !p.is_empty());
-    register(name, plan)
-}
-
-/// Learns `T`'s layout for encoding: which of its tables' fields are unions without a `UnionType`
-/// placeholder (see [`crate::learn`]).
-pub(crate) fn learn<'de, T: Deserialize<'de>>(opts: &Options) -> Result<()> {
-    let name = std::any::type_name::<T>();
-    let plan = crate::schema::trace_plan::<T>(opts)?;
-    register(name, (!plan.is_empty()).then_some(plan));
-    Ok(())
 }
 
 /// Root types whose decode needed a second pass without in-order table reads (see `de/in_order.rs`): one

@@ -43,7 +43,7 @@ use crate::limits::MAX_SLOT;
 use crate::markers::{DEPRECATED, UNION_TYPE};
 use crate::names::{explicit_id, field_name, has_explicit_ids, split_default};
 use crate::options::Options;
-use crate::plan::Plan;
+use crate::plan::{self, Plan};
 
 /// A field or element type in lite's model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -323,10 +323,31 @@ pub(crate) fn trace_layouts<'de, T: Deserialize<'de>>(opts: &Options) -> Result<
 }
 
 /// Which table fields of `T` are unions without a `UnionType` placeholder (see `plan.rs`).
-pub(crate) fn trace_plan<'de, T: Deserialize<'de>>(opts: &Options) -> Result<Plan> {
+fn trace_plan<'de, T: Deserialize<'de>>(opts: &Options) -> Result<Plan> {
     let mut t = Tracer::new(opts);
     t.run::<T>()?;
     Ok(t.plan)
+}
+
+/// The plan of `T`, tracing `T` on its first use (decoding). A type that cannot be traced gets none: its
+/// placeholder-free unions then fail to decode, everything else is unaffected.
+#[inline]
+pub(crate) fn plan_of<'de, T: Deserialize<'de>>(opts: &Options) -> Option<&'static Plan> {
+    let name = std::any::type_name::<T>();
+    if let Some(plan) = plan::lookup(name) {
+        return plan;
+    }
+    let plan = trace_plan::<T>(opts).ok().filter(|p| !p.is_empty());
+    plan::register(name, plan)
+}
+
+/// Learns `T`'s layout for encoding: which of its tables' fields are unions without a `UnionType`
+/// placeholder (see [`crate::learn`]).
+pub(crate) fn learn_plan<'de, T: Deserialize<'de>>(opts: &Options) -> Result<()> {
+    let name = std::any::type_name::<T>();
+    let plan = trace_plan::<T>(opts)?;
+    plan::register(name, (!plan.is_empty()).then_some(plan));
+    Ok(())
 }
 
 #[derive(Debug, Default)]
