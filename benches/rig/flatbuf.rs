@@ -643,11 +643,8 @@ pub fn bench(c: &mut Criterion, data: &Datasets) -> Vec<&'static str> {
 /// `FLATBUF_PROFILE=<log|mesh>/<serialize|deserialize|borrowed>/<serde-flatbuf-lite|flatbuffers|postcard>:<n>`.
 /// Returns false when the variable is not set.
 pub fn profile(data: &Datasets) -> bool {
-    let Ok(spec) = std::env::var("FLATBUF_PROFILE") else { return false };
-    let (what, n) = spec.rsplit_once(':').expect("FLATBUF_PROFILE=<dataset>/<op>/<row>:<n>");
-    let n: u32 = n.parse().expect("FLATBUF_PROFILE count");
-    let parts: Vec<&str> = what.split('/').collect();
-    let [dataset, op, row] = parts[..] else { panic!("FLATBUF_PROFILE=<dataset>/<op>/<row>:<n>") };
+    let Some((dataset, op, row, n)) = super::profile_request("FLATBUF_PROFILE") else { return false };
+    let (dataset, op, row) = (dataset.as_str(), op.as_str(), row.as_str());
     let mut bytes = Vec::new();
     match (dataset, row) {
         ("log", OFFICIAL_ROW) => official_encode(&data.log, &mut bytes, build_logs),

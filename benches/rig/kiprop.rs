@@ -306,11 +306,8 @@ where
 /// Returns whether it ran. `benches/formats.rs` calls it first thing in `main`, so a profiling
 /// run builds only the two kiprop datasets and starts no criterion row.
 pub fn profile(data: &Datasets) -> bool {
-    let Ok(spec) = std::env::var("KIPROP_PROFILE") else { return false };
-    let (what, n) = spec.rsplit_once(':').expect("KIPROP_PROFILE=<dataset>/<op>/<row>:<n>");
-    let n: u32 = n.parse().expect("KIPROP_PROFILE count");
-    let parts: Vec<&str> = what.split('/').collect();
-    let [dataset, op, row] = parts[..] else { panic!("KIPROP_PROFILE=<dataset>/<op>/<row>:<n>") };
+    let Some((dataset, op, row, n)) = super::profile_request("KIPROP_PROFILE") else { return false };
+    let (dataset, op, row) = (dataset.as_str(), op.as_str(), row.as_str());
     match dataset {
         "minecraft_savedata" => profile_one(&data.minecraft, op, row, n),
         "mk48" => profile_one(&data.mk48, op, row, n),

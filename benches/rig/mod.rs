@@ -120,3 +120,16 @@ pub fn assert_borrowed_round_trip<C: Codec>(logs: &datasets::Logs) {
 pub fn record_size(dataset: &str, format: &str, bytes: usize) {
     report::record_size(dataset, format, bytes);
 }
+
+/// One profiling request from the environment variable `var`, `<dataset>/<op>/<row>:<n>` (the
+/// `*_prof` examples and `benches/formats.rs`): the three names and the pass count, or `None`
+/// when the variable is not set. Panics on a malformed value (a profiling run, not a bench).
+pub fn profile_request(var: &str) -> Option<(String, String, String, u32)> {
+    let spec = std::env::var(var).ok()?;
+    let usage = || panic!("{var}=<dataset>/<op>/<row>:<n>, got {spec:?}");
+    let Some((what, n)) = spec.rsplit_once(':') else { usage() };
+    let Ok(n) = n.parse() else { usage() };
+    let parts: Vec<&str> = what.split('/').collect();
+    let [dataset, op, row] = parts[..] else { usage() };
+    Some((dataset.to_owned(), op.to_owned(), row.to_owned(), n))
+}
