@@ -448,6 +448,17 @@ impl<'de> Reader<'de> {
         }
     }
 
+    /// The next `n` bytes, consumed only if there are that many and `accept` says so.
+    #[inline(always)]
+    pub(crate) fn take_if(&mut self, n: usize, accept: impl FnOnce(&'de [u8]) -> bool) -> Option<&'de [u8]> {
+        let (bytes, tail) = self.rest.split_at_checked(n)?;
+        if !accept(bytes) {
+            return None;
+        }
+        self.rest = tail;
+        Some(bytes)
+    }
+
     #[inline]
     pub(crate) fn peek_u32(&self) -> Option<u32> {
         self.rest.first_chunk::<4>().map(|b| u32::from_le_bytes(*b))
@@ -528,36 +539,62 @@ impl<'de> Reader<'de> {
 }
 
 impl<'de> Reader<'de> {
-    /// The common STRING value — header `header` (the STRING type id, no flags), a length of 1 to
-    /// 16 bytes within `max_len`, padding present, neither NUL nor BOM — read whole and
+    /// The common STRING value — header `header` (the STRING type id, no flags), a length within
+    /// `max_len` (and Godot's 31 bits), padding present, neither NUL nor BOM — read whole and
     /// consumed; `None` (nothing consumed) for anything else, which [`Reader::str`] then reads
-    /// with the engine's rules and exact errors. Fixed-size loads, no call but UTF-8
-    /// validation.
+    /// with the engine's rules and exact errors. Up to 16 bytes with fixed-size loads and no
+    /// call but UTF-8 validation; longer ones through [`plain_long`].
     #[inline(always)]
-    pub(crate) fn short_string(&mut self, header: u32, max_len: usize) -> Option<&'de str> {
+    pub(crate) fn plain_string(&mut self, header: u32, max_len: usize) -> Option<&'de str> {
         let (word, tail) = self.rest.split_first_chunk::<8>()?;
         let word = u64::from_le_bytes(*word);
         let len = (word >> 32) as usize;
-        if word as u32 != header || !(1..=16).contains(&len) || len > max_len {
+        if word as u32 != header || len > max_len || len > i32::MAX as usize {
             return None;
         }
         let (padded, rest) = tail.split_at_checked(len + pad4(len))?;
         let bytes = &padded[..len];
-        let (head, last) = match short_words(bytes) {
-            Some(words) => words,
-            // 1 to 3 bytes: the padded word, its padding bytes set non-zero.
-            None => {
-                let word = u32::from_le_bytes(*padded.first_chunk::<4>()?) as u64 | u64::MAX << (8 * len);
-                (word, word)
+        let s = match len {
+            0 => "",
+            1..=16 => {
+                let (head, last) = match short_words(bytes) {
+                    Some(words) => words,
+                    // 1 to 3 bytes: the padded word, its padding bytes set non-zero.
+                    None => {
+                        let word = u32::from_le_bytes(*padded.first_chunk::<4>()?) as u64 | u64::MAX << (8 * len);
+                        (word, word)
+                    }
+                };
+                if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
+                    return None;
+                }
+                std::str::from_utf8(bytes).ok()?
             }
+            _ => plain_long(bytes)?,
         };
-        if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
-            return None;
-        }
-        let s = std::str::from_utf8(bytes).ok()?;
         self.rest = rest;
         Some(s)
     }
+}
+
+/// [`Reader::plain_string`] for more than 16 bytes: the bytes as a `str` if they hold no NUL,
+/// start with no BOM and are valid UTF-8. Out of line: a word loop and a call, kept out of the
+/// short strings' inlined path.
+#[inline(never)]
+fn plain_long(bytes: &[u8]) -> Option<&str> {
+    // Up to 32 bytes, the first and last 16 cover them all: four word tests, no loop.
+    let nul = match (bytes.len(), bytes.first_chunk::<16>(), bytes.last_chunk::<16>()) {
+        (..=32, Some(head), Some(tail)) => {
+            let word =
+                |w: &[u8; 16], i: usize| zero_bytes(u64::from_le_bytes(w[i..i + 8].try_into().expect("8 bytes")));
+            word(head, 0) | word(head, 8) | word(tail, 0) | word(tail, 8) != 0
+        }
+        _ => has_nul(bytes),
+    };
+    if nul || bytes.starts_with(b"\xEF\xBB\xBF") {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
 }
 
 /// An Array / Dictionary count already read (at `at`): bit 31 masked off, checked against
@@ -859,11 +896,13 @@ mod tests {
     }
 
     #[test]
-    fn short_string_agrees_with_the_engine_rules_reader() {
-        // Every length up to 17, a NUL / BOM / invalid byte at each place, junk in the padding:
+    fn plain_string_agrees_with_the_engine_rules_reader() {
+        // Every length up to 40, a NUL / BOM / invalid byte at each place, junk in the padding:
         // the fast path either declines (nothing consumed) or gives what `Reader::str` gives.
         let mut cases: Vec<Vec<u8>> = vec![b"\xEF\xBB\xBF".to_vec(), b"\xEF\xBB".to_vec(), b"\xc3".to_vec()];
-        for len in 0..18 {
+        // A BOM before a long string too (the long strings' own check).
+        cases.push([&b"\xEF\xBB\xBF"[..], &[b'x'; 20]].concat());
+        for len in 0..41 {
             cases.push(vec![b'x'; len]);
             for at in 0..len {
                 for byte in [0u8, 0x80, 0xFF, 0xEF] {
@@ -881,19 +920,23 @@ mod tests {
                 bytes.resize(8 + s.len() + pad4(s.len()), junk);
                 let expected = Reader::new(&bytes[4..]).str(usize::MAX).ok();
                 let mut r = Reader::new(&bytes);
-                match r.short_string(4, usize::MAX) {
+                match r.plain_string(4, usize::MAX) {
                     Some(got) => {
                         assert_eq!(Some(got), expected, "{s:?}");
                         assert_eq!(r.remaining(), 0, "{s:?}");
                     }
                     None => assert_eq!(r.pos(), 0, "{s:?}"),
                 }
-                let plain = !s.is_empty() && s.len() <= 16 && s.iter().all(|&b| b == b'x');
+                let plain = s.iter().all(|&b| b == b'x');
+                // Longer than `max_len`: always declined (the engine-rules reader names the limit).
+                if !s.is_empty() {
+                    assert_eq!(Reader::new(&bytes).plain_string(4, s.len() - 1), None, "{s:?}");
+                }
                 assert!(!plain || r.remaining() == 0, "the fast path declined {s:?}");
                 // Without its padding the value is refused (the engine requires it).
                 if pad4(s.len()) > 0 {
                     let cut = &bytes[..bytes.len() - 1];
-                    assert_eq!(Reader::new(cut).short_string(4, usize::MAX), None, "{s:?}");
+                    assert_eq!(Reader::new(cut).plain_string(4, usize::MAX), None, "{s:?}");
                 }
             }
         }

@@ -47,9 +47,6 @@ pub struct Deserializer<'de> {
     /// The whole input: errors read Dictionary keys again from it for their field path.
     input: &'de [u8],
     opts: Options,
-    types: &'static [Option<VariantType>; 256],
-    /// Header ids by type in this version (0xFF: none), for the math fast path.
-    ids: &'static [u8; 39],
     /// Untyped ARRAY and DICTIONARY headers in this version (the hot containers).
     array: u32,
     dict: u32,
@@ -97,8 +94,6 @@ impl<'de> Deserializer<'de> {
             r: Reader::new(input),
             input,
             opts,
-            types: wire::types_table(opts.version),
-            ids: wire::ids_table(opts.version),
             array,
             dict,
             depth: 0,
@@ -128,11 +123,18 @@ impl<'de> Deserializer<'de> {
         self.r.rest()
     }
 
+    /// Header type ids to types in this version (looked up where needed rather than kept: one
+    /// field less to set up per decode).
+    #[inline(always)]
+    fn types(&self) -> &'static [Option<VariantType>; 256] {
+        wire::types_table(self.opts.version)
+    }
+
     #[inline]
     fn header(&mut self) -> Result<(VariantType, u32)> {
         let at = self.r.pos();
         let header = self.r.u32()?;
-        match self.types[(header & 0xFF) as usize] {
+        match self.types()[(header & 0xFF) as usize] {
             Some(ty) => Ok((ty, header)),
             None => Err(Error::at(ErrorKind::UnknownType(header & 0xFF), at)),
         }
@@ -141,7 +143,7 @@ impl<'de> Deserializer<'de> {
     /// The general path for a header a fast path did not take.
     #[inline(never)]
     fn slow<V: Visitor<'de>>(&mut self, start: usize, header: u32, visitor: V) -> Result<V::Value> {
-        match self.types[(header & 0xFF) as usize] {
+        match self.types()[(header & 0xFF) as usize] {
             Some(ty) => self.value(start, ty, header, visitor),
             None => Err(Error::at(ErrorKind::UnknownType(header & 0xFF), start)),
         }
@@ -151,7 +153,7 @@ impl<'de> Deserializer<'de> {
     /// allowed (they are not numbers the sender meant for a number field).
     #[inline(never)]
     fn slow_number<V: Visitor<'de>>(&mut self, start: usize, header: u32, visitor: V) -> Result<V::Value> {
-        let ty = self.types[(header & 0xFF) as usize];
+        let ty = self.types()[(header & 0xFF) as usize];
         let is_id =
             ty == Some(VariantType::Rid) || (ty == Some(VariantType::Object) && header & FLAG_OBJECT_AS_ID != 0);
         if is_id && !self.ids_ok {
@@ -233,7 +235,7 @@ impl<'de> Deserializer<'de> {
         self.scalar_slow(visitor, true, read, V::visit_f64)
     }
 
-    /// What `deserialize_str`'s fast path ([`Reader::short_string`]) does not take: any other
+    /// What `deserialize_str`'s fast path ([`Reader::plain_string`]) does not take: any other
     /// string (the engine's rules, exact errors) or value (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn str_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -308,7 +310,7 @@ impl<'de> Deserializer<'de> {
 
     #[inline]
     fn peek_type(&self) -> Option<VariantType> {
-        self.r.peek_u32().and_then(|h| self.types[(h & 0xFF) as usize])
+        self.r.peek_u32().and_then(|h| self.types()[(h & 0xFF) as usize])
     }
 
     /// Visits the value whose header was just read.
@@ -593,14 +595,13 @@ impl<'de> Deserializer<'de> {
             T::Vector4i => (4, true),
             _ => return self.math_slow(visitor),
         };
-        let id = self.ids[ty as usize];
-        let size = 4 + 4 * components;
-        let Some(word) = self.r.rest().first_chunk::<4>() else { return self.math_slow(visitor) };
-        if id == 0xFF || u32::from_le_bytes(*word) != id as u32 || self.r.remaining() < size {
-            return self.math_slow(visitor);
-        }
+        // `ty` is a constant here (the name is), so its id in either version is one too.
+        let Some(id) = ty.id(self.opts.version) else { return self.math_slow(visitor) };
         let start = self.r.pos();
-        let bytes = self.r.take(size)?;
+        let header = id.to_le_bytes();
+        let Some(bytes) = self.r.take_if(4 + 4 * components, |b| b.first_chunk::<4>() == Some(&header)) else {
+            return self.math_slow(visitor);
+        };
         visitor.visit_seq(Components { words: &bytes[4..], int }).map_err(|e| e.or_at(start))
     }
 
@@ -655,26 +656,26 @@ impl Options {
     fn decode<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass) -> Result<(T, &'de [u8])> {
         let mut de = Deserializer::with_options(bytes, *self);
         de.keyed_seq = pass.keyed;
-        let result = T::deserialize(&mut de).and_then(|value| {
-            if pass.whole {
-                de.end()?;
-            }
-            Ok((value, de.remaining_input()))
-        });
-        match result {
-            Ok(value) if !de.retry => Ok(value),
-            first => self.again(first, de.retry, bytes, pass),
+        let value = T::deserialize(&mut de);
+        let rest = de.remaining_input();
+        // Decided before the value is looked at, so that a decoded value moves straight out.
+        let done = !de.retry && (rest.is_empty() || !pass.whole);
+        match value {
+            Ok(value) if done => Ok((value, rest)),
+            first => self.again(first, rest, de.retry, bytes, pass),
         }
     }
 
     /// The rare ends of [`Self::decode`]: a first pass that gave up is decoded again from the
-    /// start with the map path (a pass without `keyed`, which never gives up); an error gets
-    /// its version hint if the pass asks for one.
+    /// start with the map path (a pass without `keyed`, which never gives up); a value with
+    /// bytes after it is an error where the pass wants the whole input; an error gets its
+    /// version hint if the pass asks for one.
     #[cold]
     #[inline(never)]
     fn again<'de, T: de::Deserialize<'de>>(
         &self,
-        first: Result<(T, &'de [u8])>,
+        first: Result<T>,
+        rest: &'de [u8],
         retry: bool,
         bytes: &'de [u8],
         pass: Pass,
@@ -683,7 +684,10 @@ impl Options {
             drop(first);
             self.decode(bytes, Pass { keyed: false, hint: false, ..pass })
         } else {
-            first
+            first.and_then(|value| match rest.len() {
+                n if n > 0 && pass.whole => Err(Error::at(ErrorKind::TrailingBytes(n), bytes.len() - n)),
+                _ => Ok((value, rest)),
+            })
         };
         match result {
             Err(e) if pass.hint => Err(self.version_hint::<T>(e, bytes, pass)),
@@ -887,6 +891,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let start = self.r.pos();
+        // The common index (unit variants by index): a non-negative 32-bit INT, one 8-byte read.
+        if let Some(word) = self.r.word_if(|w| w as u32 == INT && w >> 63 == 0) {
+            return visitor.visit_enum(((word >> 32) as u32).into_deserializer()).map_err(|e: Error| e.or_at(start));
+        }
         let (ty, header) = self.header()?;
         let result = match ty {
             VariantType::String | VariantType::StringName => {
@@ -994,7 +1002,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
-        if let Some(s) = self.r.short_string(STRING, self.opts.max_len) {
+        if let Some(s) = self.r.plain_string(STRING, self.opts.max_len) {
             return visitor.visit_borrowed_str(s).map_err(|e: Error| e.or_at(start));
         }
         self.str_slow(visitor)
