@@ -336,6 +336,10 @@ pub struct PropertyDef {
     /// The serializer's slot bits for this property, worked out once: [`SLOT_PRESENCE`] for a
     /// DELTA_ENCODE property (shallow mode), [`SLOT_CONTAINER`] for a container.
     pub(crate) slot_bits: u8,
+    /// The serializer's shortcut, worked out once: `Some(p)` when the property is a plain
+    /// `p` (`kind` is `Prim(p)`, not a container, not DELTA_ENCODE), so a field of the Rust type
+    /// that maps to `p` is written as it is, with nothing before it, in both modes.
+    pub(crate) direct: Option<Prim>,
     pub(crate) kind: Kind,
     pub(crate) enum_def: Option<Box<EnumDef>>,
     /// The class named by an object type string (resolved after loading).
@@ -925,6 +929,10 @@ fn make_property(
     let key = NameKey::new(name.len());
     let slot_bits =
         if flags & flags::DELTA_ENCODE != 0 { SLOT_PRESENCE } else { 0 } | if dynamic { SLOT_CONTAINER } else { 0 };
+    let direct = match kind {
+        Kind::Prim(p) if slot_bits == 0 => Some(p),
+        _ => None,
+    };
     PropertyDef {
         name,
         type_name,
@@ -934,6 +942,7 @@ fn make_property(
         name_hash,
         dynamic,
         slot_bits,
+        direct,
         kind,
         object_class,
         key,

@@ -1,9 +1,9 @@
 //! Compound serializers: sequences (containers, fixed arrays), structs and maps.
 
+use super::field::PropSer;
 use super::keys::{KeySer, U32Ser};
 use super::leaf::{LeafElemSer, LeafSer};
 use super::object::{Key, ObjectState};
-use super::value::ValueSer;
 use super::{Patch, Serializer, Slot};
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::ClassDef;
@@ -20,11 +20,11 @@ pub(super) enum SeqInner<'a, 't> {
 }
 
 impl SeqSer<'_, '_> {
-    #[inline]
+    #[inline(always)]
     pub(super) fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         match &mut self.0 {
             SeqInner::Container { s, slot, .. } | SeqInner::Fixed { s, slot, .. } => {
-                v.serialize(ValueSer { s, slot: *slot, variant: None })
+                v.serialize(PropSer { s, to: &*slot })
             }
             SeqInner::Leaf(l) => v.serialize(LeafElemSer { l }),
         }
@@ -50,7 +50,7 @@ impl SeqSer<'_, '_> {
 impl ser::SerializeSeq for SeqSer<'_, '_> {
     type Ok = ();
     type Error = Error;
-    #[inline]
+    #[inline(always)]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         self.element(v)
     }
@@ -63,7 +63,7 @@ impl ser::SerializeSeq for SeqSer<'_, '_> {
 impl ser::SerializeTuple for SeqSer<'_, '_> {
     type Ok = ();
     type Error = Error;
-    #[inline]
+    #[inline(always)]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         self.element(v)
     }
@@ -76,7 +76,7 @@ impl ser::SerializeTuple for SeqSer<'_, '_> {
 impl ser::SerializeTupleStruct for SeqSer<'_, '_> {
     type Ok = ();
     type Error = Error;
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         self.element(v)
     }

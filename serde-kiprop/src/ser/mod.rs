@@ -10,6 +10,7 @@ use crate::types::auto_type_name;
 use crate::value::Value;
 
 mod compound;
+mod field;
 mod into;
 mod keys;
 mod leaf;
@@ -265,7 +266,13 @@ impl<'t> Serializer<'t> {
     /// write before the value) inline and specialised, the rest out of line.
     #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
-        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+        if matches!(slot.kind, Kind::Prim(p) if p == auto)
+            && slot.f & !(sf::ELEMENT | sf::OMITTABLE | sf::PRESENCE) == 0
+        {
+            // (A present shallow DELTA_ENCODE value: the presence bit, then the value.)
+            if slot.is(sf::PRESENCE) {
+                self.w.write_bool(true);
+            }
             self.w.write_scalar(auto, v);
             return Ok(());
         }
@@ -274,12 +281,6 @@ impl<'t> Serializer<'t> {
 
     #[inline(never)]
     fn scalar_slow(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
-        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::OMITTABLE) == sf::PRESENCE {
-            // A present shallow DELTA_ENCODE value: the presence bit, then the value.
-            self.w.write_bool(true);
-            self.w.write_scalar(auto, v);
-            return Ok(());
-        }
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p) => (p, None),
             Kind::Auto => (auto, Some(auto.type_name())),

@@ -1,6 +1,7 @@
 //! The object and property writer: class resolution, shallow slots and deep headers, fields in
 //! or out of id order, and the end of an object.
 
+use super::field::PropSer;
 use super::value::ValueSer;
 use super::{Patch, Serializer, Slot, mismatch, sf};
 use crate::codec::BitWriter;
@@ -109,8 +110,7 @@ impl<'t> Serializer<'t> {
     /// Writes the value of a shallow-mode property (its presence bit first, for DELTA_ENCODE).
     #[inline(always)]
     pub(super) fn shallow_value<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
-        let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: prop.slot_bits };
-        value.serialize(ValueSer { s: self, slot, variant: None })
+        value.serialize(PropSer { s: self, to: prop })
     }
 
     /// Handles one field of an object being written. Fast path: the field is the property at
@@ -160,8 +160,8 @@ impl<'t> Serializer<'t> {
         let mark = self.w.mark();
         let start = BitWriter::mark_bit_pos(mark);
         self.w.write_u64(u64::from(prop.hash) << 32);
-        let slot = Slot { prop: Some(prop), kind: prop.kind, auto_type: 0, f: sf::OMITTABLE | container };
-        value.serialize(ValueSer { s: self, slot, variant: None })?;
+        // (`PropSer`'s slot in deep mode: OMITTABLE, and CONTAINER for a container.)
+        value.serialize(PropSer { s: self, to: prop })?;
         if self.omitted {
             // `None`: the property is left out.
             self.omitted = false;

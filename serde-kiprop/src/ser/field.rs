@@ -1,0 +1,198 @@
+//! The serializer a property's value (or a container's element) is handed: two words (the
+//! serializer and the property or slot), so it travels in registers and a plain number inlines to
+//! its write. Anything but a number of the target's own type goes on as a [`ValueSer`] with the
+//! target's slot.
+
+use super::compound::{MapSer, SeqSer, StructSer};
+use super::value::ValueSer;
+use super::{Serializer, Slot, sf};
+use crate::codec::{Prim, Scalar};
+use crate::error::{Error, Result};
+use crate::schema::{Kind, PropertyDef};
+use serde_core::ser::{self, Impossible, Serialize};
+
+/// Where a value goes, as [`PropSer`] holds it: a property (at property level) or a slot kept
+/// by the caller (a container's elements).
+pub(super) trait Target<'t>: Copy {
+    /// Whether a `prim` value is written as it is, with nothing before it.
+    fn direct(self, prim: Prim) -> bool;
+    /// The slot the value goes to (for everything but the direct write).
+    fn slot(self, s: &Serializer<'t>) -> Slot<'t>;
+}
+
+impl<'t> Target<'t> for &'t PropertyDef {
+    #[inline(always)]
+    fn direct(self, prim: Prim) -> bool {
+        self.direct == Some(prim)
+    }
+    /// Shallow mode as the schema says (presence bit, container); deep mode with the header
+    /// already written, so `None` leaves the property out.
+    #[inline(always)]
+    fn slot(self, s: &Serializer<'t>) -> Slot<'t> {
+        let f = if s.shallow { self.slot_bits } else { sf::OMITTABLE | (self.slot_bits & sf::CONTAINER) };
+        Slot { prop: Some(self), kind: self.kind, auto_type: 0, f }
+    }
+}
+
+impl<'t> Target<'t> for &Slot<'t> {
+    #[inline(always)]
+    fn direct(self, prim: Prim) -> bool {
+        // `Serializer::scalar`'s fast case without the presence bit.
+        matches!(self.kind, Kind::Prim(p) if p == prim) && self.f & !(sf::ELEMENT | sf::OMITTABLE) == 0
+    }
+    #[inline(always)]
+    fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
+        *self
+    }
+}
+
+/// Serializes a value into a [`Target`]: a property of the object being written (the header in
+/// deep mode is the caller's; the presence bit of shallow DELTA_ENCODE is written with the value,
+/// as the slot says), or a container's element.
+pub(super) struct PropSer<'a, 't, K> {
+    pub(super) s: &'a mut Serializer<'t>,
+    pub(super) to: K,
+}
+
+impl<'a, 't, K: Target<'t>> PropSer<'a, 't, K> {
+    #[inline(always)]
+    fn value(self) -> ValueSer<'a, 't> {
+        let slot = self.to.slot(self.s);
+        ValueSer { s: self.s, slot, variant: None }
+    }
+
+    /// A number or bool of the target's own type is written as it is; the rest goes through
+    /// the slot ([`ValueSer`]), which decides exactly as before.
+    #[inline(always)]
+    fn scalar(self, prim: Prim, v: Scalar) -> Result<()> {
+        if self.to.direct(prim) {
+            self.s.w.write_scalar(prim, v);
+            return Ok(());
+        }
+        self.scalar_slow(prim, v)
+    }
+
+    #[inline(never)]
+    fn scalar_slow(self, prim: Prim, v: Scalar) -> Result<()> {
+        let vs = self.value();
+        vs.s.scalar(vs.slot, v, prim)
+    }
+}
+
+/// Number methods: the direct write when the property is that number type.
+macro_rules! prop_num {
+    ($($f:ident($t:ty) => $prim:expr, $e:expr;)*) => {
+        $(#[inline(always)]
+        fn $f(self, v: $t) -> Result<()> {
+            #[allow(clippy::redundant_closure_call)]
+            self.scalar($prim, ($e)(v))
+        })*
+    };
+}
+
+impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = SeqSer<'a, 't>;
+    type SerializeTuple = SeqSer<'a, 't>;
+    type SerializeTupleStruct = SeqSer<'a, 't>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = MapSer<'a, 't>;
+    type SerializeStruct = StructSer<'a, 't>;
+    type SerializeStructVariant = StructSer<'a, 't>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    prop_num! {
+        serialize_bool(bool) => Prim::Bool, Scalar::Bool;
+        serialize_i8(i8) => Prim::I8, |v: i8| Scalar::Int(v.into());
+        serialize_i16(i16) => Prim::I16, |v: i16| Scalar::Int(v.into());
+        serialize_i32(i32) => Prim::I32, |v: i32| Scalar::Int(v.into());
+        serialize_i64(i64) => Prim::I64, Scalar::Int;
+        serialize_u8(u8) => Prim::U8, |v: u8| Scalar::UInt(v.into());
+        serialize_u16(u16) => Prim::U16, |v: u16| Scalar::UInt(v.into());
+        serialize_u32(u32) => Prim::U32, |v: u32| Scalar::UInt(v.into());
+        serialize_u64(u64) => Prim::U64, Scalar::UInt;
+        serialize_f32(f32) => Prim::F32, Scalar::F32;
+        serialize_f64(f64) => Prim::F64, Scalar::F64;
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        ser::Serializer::serialize_char(self.value(), v)
+    }
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<()> {
+        ser::Serializer::serialize_str(self.value(), v)
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        ser::Serializer::serialize_bytes(self.value(), v)
+    }
+    #[inline]
+    fn serialize_none(self) -> Result<()> {
+        ser::Serializer::serialize_none(self.value())
+    }
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<()> {
+        ser::Serializer::serialize_some(self.value(), v)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        ser::Serializer::serialize_unit(self.value())
+    }
+    fn serialize_unit_struct(self, name: &'static str) -> Result<()> {
+        ser::Serializer::serialize_unit_struct(self.value(), name)
+    }
+    #[inline]
+    fn serialize_unit_variant(self, name: &'static str, i: u32, variant: &'static str) -> Result<()> {
+        ser::Serializer::serialize_unit_variant(self.value(), name, i, variant)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, v: &T) -> Result<()> {
+        ser::Serializer::serialize_newtype_struct(self.value(), name, v)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        i: u32,
+        variant: &'static str,
+        v: &T,
+    ) -> Result<()> {
+        ser::Serializer::serialize_newtype_variant(self.value(), name, i, variant, v)
+    }
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
+        ser::Serializer::serialize_seq(self.value(), len)
+    }
+    #[inline]
+    fn serialize_tuple(self, len: usize) -> Result<SeqSer<'a, 't>> {
+        ser::Serializer::serialize_tuple(self.value(), len)
+    }
+    #[inline]
+    fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<SeqSer<'a, 't>> {
+        ser::Serializer::serialize_tuple_struct(self.value(), name, len)
+    }
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        i: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Impossible<(), Error>> {
+        ser::Serializer::serialize_tuple_variant(self.value(), name, i, variant, len)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 't>> {
+        ser::Serializer::serialize_map(self.value(), len)
+    }
+    #[inline(always)]
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructSer<'a, 't>> {
+        ser::Serializer::serialize_struct(self.value(), name, len)
+    }
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        i: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<StructSer<'a, 't>> {
+        ser::Serializer::serialize_struct_variant(self.value(), name, i, variant, len)
+    }
+}
