@@ -503,18 +503,20 @@ impl<'de> Deserializer<'de> {
     /// as it was.
     #[inline(always)]
     fn skip_key(&mut self, field: &'static str) -> bool {
-        let rest = self.r.rest();
-        let Some(word) = rest.first_chunk::<8>() else { return false };
         let len = field.len();
-        if u64::from_le_bytes(*word) != STRING as u64 | (len as u64) << 32 {
-            return false;
-        }
-        let Some(bytes) = rest.get(8..8 + len) else { return false };
-        if !wire::eq_no_nul(field.as_bytes(), bytes) || (bytes.first() == Some(&0xEF) && field.starts_with('\u{FEFF}'))
+        let word = (STRING as u64 | (len as u64) << 32).to_le_bytes();
+        // The whole entry key (header, length, name, padding) in one bounds test: `len` is a
+        // constant, so is its size.
+        let size = 8 + len + wire::pad4(len);
+        let Some(key) = self.r.rest().get(..size) else { return false };
+        let bytes = &key[8..8 + len];
+        if key.first_chunk::<8>() != Some(&word)
+            || !wire::eq_no_nul(field.as_bytes(), bytes)
+            || (bytes.first() == Some(&0xEF) && field.starts_with('\u{FEFF}'))
         {
             return false;
         }
-        self.r.take(8 + len + wire::pad4(len)).is_ok()
+        self.r.take(size).is_ok()
     }
 
     /// A full object (header already read): refused unless enabled. As a map (`class`,
