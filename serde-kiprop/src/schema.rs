@@ -515,12 +515,12 @@ impl ClassDef {
     /// key and the answer share one atomic word, so a reader never pairs an answer with another
     /// inclusion's key.
     #[inline(always)]
-    pub(crate) fn all_included(&self, incl: Inclusion) -> bool {
+    pub(crate) fn all_included(&self, incl: &Inclusion) -> bool {
         let cached = self.all_included.0.load(Ordering::Relaxed);
         if cached >> 1 == incl.key() {
             return cached & 1 != 0;
         }
-        self.all_included_slow(incl)
+        self.all_included_slow(*incl)
     }
 
     #[inline(never)]

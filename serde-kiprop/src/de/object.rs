@@ -119,7 +119,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         };
         let header = if header { 0 } else { 4 };
         let by_index = class.fields_are_props(fields);
-        let all_in = self.shallow && class.all_included(self.incl);
+        let all_in = self.shallow && class.all_included(&self.incl);
         Ok(ObjectAccess {
             d: self,
             class,

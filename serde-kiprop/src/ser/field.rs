@@ -3,7 +3,7 @@
 //! its write. Anything but a number of the target's own type goes on as a [`ValueSer`] with the
 //! target's slot.
 
-use super::compound::{MapSer, SeqSer, StructSer};
+use super::compound::{MapSer, SeqSer, StructInner, StructSer};
 use super::value::ValueSer;
 use super::{Serializer, Slot, sf};
 use crate::codec::{Prim, Scalar};
@@ -18,6 +18,9 @@ pub(super) trait Target<'t>: Copy {
     fn direct(self, prim: Prim) -> bool;
     /// The slot the value goes to (for everything but the direct write).
     fn slot(self, s: &Serializer<'t>) -> Slot<'t>;
+    /// The class index when a struct here is an object of a known class with nothing written
+    /// before it (no presence bit, no header, not a container, not the root).
+    fn plain_object(self, s: &Serializer<'t>) -> Option<u32>;
 }
 
 impl<'t> Target<'t> for &'t PropertyDef {
@@ -32,6 +35,15 @@ impl<'t> Target<'t> for &'t PropertyDef {
         let f = if s.shallow { self.slot_bits } else { sf::OMITTABLE | (self.slot_bits & sf::CONTAINER) };
         Slot { prop: Some(self), kind: self.kind, auto_type: 0, f }
     }
+    #[inline(always)]
+    fn plain_object(self, s: &Serializer<'t>) -> Option<u32> {
+        // Shallow: no presence bit, no container; deep: no container (`OMITTABLE` alone).
+        let before = if s.shallow { self.slot_bits } else { self.slot_bits & sf::CONTAINER };
+        match self.kind {
+            Kind::Object(Some(c)) if before == 0 => Some(c),
+            _ => None,
+        }
+    }
 }
 
 impl<'t> Target<'t> for &Slot<'t> {
@@ -43,6 +55,13 @@ impl<'t> Target<'t> for &Slot<'t> {
     #[inline(always)]
     fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
         *self
+    }
+    #[inline(always)]
+    fn plain_object(self, _: &Serializer<'t>) -> Option<u32> {
+        match self.kind {
+            Kind::Object(Some(c)) if self.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE | sf::ROOT) == 0 => Some(c),
+            _ => None,
+        }
     }
 }
 
@@ -184,6 +203,17 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     }
     #[inline(always)]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructSer<'a, 't>> {
+        // An object of the target's class, remembered by name, with nothing before it: what
+        // `ValueSer::serialize_struct` does for it (`resolve_static`'s first test, then
+        // `begin_object` for a slot without prefix), without the slot.
+        if let Some(c) = self.to.plain_object(self.s) {
+            let class = self.s.types.get(c);
+            if class.rust_name.matches(name) {
+                self.s.enter()?;
+                let state = self.s.begin_plain(class)?;
+                return Ok(StructSer(StructInner::Object(self.s, state)));
+            }
+        }
         ser::Serializer::serialize_struct(self.value(), name, len)
     }
     fn serialize_struct_variant(

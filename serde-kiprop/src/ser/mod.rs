@@ -57,6 +57,9 @@ pub struct Serializer<'t> {
     /// property), so `Some(None)` (present, null) stays apart from it.
     buffered: Vec<(usize, Option<Value>)>,
     depth: u32,
+    /// The deep property headers before the objects being written that wait for their sizes
+    /// (see [`object::ObjectState::patched`]).
+    patches: Vec<Patch>,
     utf16: Vec<u16>,
     /// The components of the leaf struct being written.
     leaf: leaf::LeafScratch,
@@ -83,6 +86,7 @@ impl<'t> Serializer<'t> {
             omitted: false,
             buffered: Vec::new(),
             depth: opts.recursion_limit,
+            patches: Vec::new(),
             opts,
             utf16: Vec::new(),
             leaf: leaf::LeafScratch::default(),

@@ -74,12 +74,28 @@ impl<'t> Serializer<'t> {
     /// Starts an object: type tag, and in deep mode a size placeholder.
     #[inline(always)]
     pub(super) fn begin_object(&mut self, slot: &Slot<'t>, class: &'t ClassDef) -> Result<ObjectState<'t>> {
-        let patch = if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
-            self.object_prefix(slot)?
+        let patched = if slot.f & (sf::CONTAINER | sf::HEADER | sf::PRESENCE) != 0 {
+            match self.object_prefix(slot)? {
+                Some(patch) => {
+                    self.patches.push(patch);
+                    true
+                }
+                None => false,
+            }
         } else {
             self.enter()?;
-            None
+            false
         };
+        let mut st = self.begin_plain(class)?;
+        st.patched = patched;
+        st.root = slot.is(sf::ROOT);
+        Ok(st)
+    }
+
+    /// [`begin_object`](Self::begin_object) after what precedes the object (and the depth
+    /// check): the tag, in deep mode the size placeholder.
+    #[inline(always)]
+    pub(super) fn begin_plain(&mut self, class: &'t ClassDef) -> Result<ObjectState<'t>> {
         let size_pos = if self.shallow {
             self.w.write_u32(class.hash);
             0
@@ -88,8 +104,8 @@ impl<'t> Serializer<'t> {
             self.w.write_u64(u64::from(class.hash));
             self.w.bit_pos() - 32
         };
-        let all_in = self.shallow && class.all_included(self.incl);
-        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patch, size_pos, root: slot.is(sf::ROOT) })
+        let all_in = self.shallow && class.all_included(&self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patched: false, size_pos, root: false })
     }
 
     /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
@@ -251,7 +267,10 @@ impl<'t> Serializer<'t> {
             let size = self.w.bit_pos() - st.size_pos;
             self.w.patch_u32_at((st.size_pos / 8) as usize, size as u32);
         }
-        self.close(st.patch.take());
+        if st.patched {
+            let patch = self.patches.pop();
+            self.close(patch);
+        }
         if st.root {
             self.w.align();
         }
@@ -321,7 +340,9 @@ pub(super) struct ObjectState<'t> {
     pub(super) buffered: u32,
     /// Shallow mode: every property of the class passes the options' mask (no test per field).
     pub(super) all_in: bool,
-    pub(super) patch: Option<Patch>,
+    /// A deep property header before the object waits for its size, last on
+    /// [`Serializer::patches`] (kept there, not here, so this state stays small to move).
+    pub(super) patched: bool,
     pub(super) size_pos: u64,
     pub(super) root: bool,
 }
