@@ -549,7 +549,7 @@ impl<'de> Reader<'de> {
         let (word, tail) = self.rest.split_first_chunk::<8>()?;
         let word = u64::from_le_bytes(*word);
         let len = (word >> 32) as usize;
-        if word as u32 != header || len > max_len || len > i32::MAX as usize {
+        if word as u32 != header || len > max_len {
             return None;
         }
         let (padded, rest) = tail.split_at_checked(len + pad4(len))?;
@@ -570,6 +570,8 @@ impl<'de> Reader<'de> {
                 }
                 std::str::from_utf8(bytes).ok()?
             }
+            // Godot's lengths are 31-bit (`Reader::str` names a longer one).
+            _ if len > i32::MAX as usize => return None,
             _ => plain_long(bytes)?,
         };
         self.rest = rest;

@@ -270,6 +270,13 @@ impl<'de> Deserializer<'de> {
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
         let Some((header, raw)) = self.open_container() else { return self.not_container(visitor) };
+        self.opened(start, header, raw, visitor)
+    }
+
+    /// Visits the Array or Dictionary whose header and raw count [`Self::open_container`] read
+    /// at `start`.
+    #[inline(always)]
+    fn opened<V: Visitor<'de>>(&mut self, start: usize, header: u32, raw: u32, visitor: V) -> Result<V::Value> {
         let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
         let result = if header == self.array { self.seq(count, &[], visitor) } else { self.map(count, visitor) };
         result.map_err(|e| e.or_at(start))
@@ -774,10 +781,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.r.peek_u32() == Some(self.array) {
-            return self.container(visitor);
-        }
         let start = self.r.pos();
+        if let Some((header, raw)) = self.open_container() {
+            return self.opened(start, header, raw, visitor);
+        }
         let (ty, header) = self.header()?;
         if ty == VariantType::PackedByteArray {
             // `Vec<u8>` without serde_bytes asks for a sequence of u8.
