@@ -104,8 +104,8 @@ impl<'t> Serializer<'t> {
             self.w.write_u64(u64::from(class.hash));
             self.w.bit_pos() - 32
         };
-        let all_in = self.shallow && class.all_included(&self.incl);
-        Ok(ObjectState { class, cursor: 0, buffered: 0, all_in, patched: false, size_pos, root: false })
+        let fast = self.shallow && class.all_included(&self.incl);
+        Ok(ObjectState { class, cursor: 0, buffered: 0, fast, patched: false, size_pos, root: false })
     }
 
     /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
@@ -141,12 +141,14 @@ impl<'t> Serializer<'t> {
         if let Some(prop) = st.class.props.get(st.cursor as usize) {
             // (The remembered key packs the length too, and is only stored after the names
             // compared equal: no string comparison here.)
-            if prop.key.matches(key) && st.buffered == 0 {
+            // (`fast`: shallow, every property included, nothing buffered: one test for the
+            // common case, before the key's.)
+            if st.fast && prop.key.matches(key) {
                 st.cursor += 1;
-                // (`all_in` implies shallow mode: one test for the common case.)
-                if st.all_in {
-                    return self.shallow_value(prop, value);
-                }
+                return self.shallow_value(prop, value);
+            }
+            if !st.fast && st.buffered == 0 && prop.key.matches(key) {
+                st.cursor += 1;
                 if !self.shallow {
                     return self.deep_property(prop, value);
                 }
@@ -222,6 +224,7 @@ impl<'t> Serializer<'t> {
             // Out of id order: keep it until the properties before it are written.
             self.buffered.push((idx, crate::value::to_layered_value(value)?));
             st.buffered += 1;
+            st.fast = false;
             return Ok(());
         }
         self.shallow_value(prop, value)?;
@@ -338,8 +341,9 @@ pub(super) struct ObjectState<'t> {
     /// How many values of this object wait (out of id order) at the end of
     /// [`Serializer::buffered`].
     pub(super) buffered: u32,
-    /// Shallow mode: every property of the class passes the options' mask (no test per field).
-    pub(super) all_in: bool,
+    /// Shallow mode, every property of the class passes the options' mask (no test per field),
+    /// and no field of this object has been buffered yet (then fields go the general way).
+    pub(super) fast: bool,
     /// A deep property header before the object waits for its size, last on
     /// [`Serializer::patches`] (kept there, not here, so this state stays small to move).
     pub(super) patched: bool,
