@@ -142,6 +142,12 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
+        // `ValueSer::serialize_str`'s fast case: a `std::string` with nothing before it.
+        if self.to.direct(Prim::Str) {
+            self.s.check_len(v.len(), true)?;
+            self.s.w.write_string(v.as_bytes(), self.s.compact);
+            return Ok(());
+        }
         ser::Serializer::serialize_str(self.value(), v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
