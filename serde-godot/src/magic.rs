@@ -213,7 +213,12 @@ const fn slot_of(key: u128) -> usize {
 
 /// The reserved names by the slot of their key, built at compile time (which fails if two
 /// names share a slot): one load and compare per lookup.
-static TABLE: [Slot; 1 << TABLE_BITS] = {
+///
+/// A `const`, not a `static`: the crate that encodes or decodes a type sees a static's contents
+/// only at link time, so until then the lookup of a serde name (a constant) stays a load and the
+/// special-type paths it guards stay in the code the compiler optimizes first; a const folds to
+/// the answer in the caller's crate.
+const TABLE: [Slot; 1 << TABLE_BITS] = {
     const EMPTY: Slot = Slot { key: 0, name: "", magic: None };
     let mut table = [EMPTY; 1 << TABLE_BITS];
     let mut i = 0;
