@@ -223,7 +223,14 @@ impl Container {
 
     /// Decompresses `body` (the bytes after the header) within the options' limits.
     fn decompress(&self, body: &[u8], options: &Options) -> Result<Vec<u8>> {
-        codec::decompress(self.compression, body, self.body_offset as u64, options.max_decompressed, options.max_chunk)
+        codec::decompress(
+            self.compression,
+            body,
+            self.body_offset as u64,
+            options.max_decompressed,
+            options.max_chunk,
+            options.threads,
+        )
     }
 
     /// The validated payload of `bytes`, given the body decompressed already, if it was.
@@ -261,7 +268,7 @@ fn legacy_codec_hint(e: Error, body: &[u8], options: &Options) -> Error {
     }
     let decodes = |c: Compression| match c {
         Compression::None => payload::validate(body, options.max_depth).is_ok(),
-        _ => codec::decompress(c, body, 0, options.max_decompressed, options.max_chunk)
+        _ => codec::decompress(c, body, 0, options.max_decompressed, options.max_chunk, options.threads)
             .is_ok_and(|d| payload::validate(&d, options.max_depth).is_ok()),
     };
     let chosen = ext.compression();

@@ -26,6 +26,7 @@ pub struct Options {
     pub(crate) extension: Option<Extension>,
     pub(crate) allow_uncompressed: bool,
     pub(crate) lz4_chunk_size: usize,
+    pub(crate) threads: usize,
 }
 
 impl Default for Options {
@@ -60,7 +61,7 @@ impl Options {
     pub const DEFAULT_MODEL_BUDGET_RATIO: usize = 32;
 
     /// The default options: the limits above, no extension hint, kind 0 refused, 1 MiB lz4net
-    /// chunks.
+    /// chunks, lz4net on the machine's available parallelism.
     pub const fn new() -> Self {
         Options {
             max_decompressed: Self::DEFAULT_MAX_DECOMPRESSED,
@@ -70,6 +71,7 @@ impl Options {
             extension: None,
             allow_uncompressed: false,
             lz4_chunk_size: codec::lz4net::CHUNK_SIZE,
+            threads: 0,
         }
     }
 
@@ -130,6 +132,18 @@ impl Options {
     /// The writer's lz4net chunk size (default 1 MiB, the engine's).
     pub const fn lz4_chunk_size(mut self, bytes: usize) -> Self {
         self.lz4_chunk_size = if bytes == 0 { 1 } else { bytes };
+        self
+    }
+
+    /// How many threads the lz4net codec may use for a whole file in memory (`to_vec`,
+    /// `from_slice`, `decompress`, `compress`, `dump`): its chunks are independent LZ4 blocks, so
+    /// a file of several chunks is compressed or decompressed a run of chunks per thread, with the
+    /// same bytes and the same errors as on one thread. 0 (the default) is the machine's available
+    /// parallelism, at most 8; 1 never spawns a thread. Files under 2 MiB decoded, LZMA, Brotli
+    /// and the streaming [`Lz4NetWriter`](crate::codec::Lz4NetWriter) /
+    /// [`Lz4NetReader`](crate::codec::Lz4NetReader) always use the calling thread.
+    pub const fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
         self
     }
 }

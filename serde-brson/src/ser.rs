@@ -35,7 +35,7 @@ fn check_kind(compression: Compression, options: &Options) -> Result<()> {
 pub(crate) fn encode_bson(bson: &[u8], compression: Compression, options: &Options, out: &mut Vec<u8>) -> Result<()> {
     check_kind(compression, options)?;
     Header::new(compression).write_to(&mut *out)?;
-    codec::compress(compression, bson, out, options.lz4_chunk_size)?;
+    codec::compress(compression, bson, out, options.lz4_chunk_size, options.threads)?;
     Ok(())
 }
 

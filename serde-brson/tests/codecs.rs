@@ -138,3 +138,75 @@ proptest! {
         prop_assert_eq!(out, data);
     }
 }
+
+/// A BSON document of `len` bytes of binary data, half text and half noise in 256 KiB stretches
+/// (so that some 1 MiB chunks compress and a noise-only tail is stored).
+fn big_bson(len: usize) -> Vec<u8> {
+    let mut data = Vec::with_capacity(len);
+    let (text, noise) = (text(len), noise(len));
+    for (i, at) in (0..len).step_by(256 << 10).enumerate() {
+        let end = (at + (256 << 10)).min(len);
+        data.extend_from_slice(if i % 2 == 0 { &text[at..end] } else { &noise[at..end] });
+    }
+    data.extend_from_slice(&noise[..(1 << 20) + 17]);
+    let doc = serde_brson::bson::doc! { "d": serde_brson::bson::Binary {
+    subtype: serde_brson::bson::spec::BinarySubtype::Generic, bytes: data } };
+    serde_brson::bson::serialize_to_vec(&doc).unwrap()
+}
+
+#[test]
+fn lz4net_on_several_threads_writes_the_bytes_of_one_thread() {
+    let bson = big_bson(5 << 20);
+    let one = serde_brson::Options::new().threads(1).compress(&bson, serde_brson::Compression::Lz4).unwrap();
+    // The streaming writer never spawns: a second, independent single-thread encoding.
+    let mut w = Lz4NetWriter::new(Vec::new());
+    w.write_all(&bson).unwrap();
+    let streamed = w.finish().unwrap();
+    assert_eq!(one[one.len() - streamed.len()..], streamed[..]);
+    let flags: Vec<u64> = chunks(&streamed).iter().map(|c| c.0).collect();
+    assert!(flags.contains(&0) && flags.contains(&1), "both stored and compressed chunks: {flags:?}");
+    for threads in [0, 2, 3, 4, 8, 64] {
+        let opts = serde_brson::Options::new().threads(threads);
+        assert!(opts.compress(&bson, serde_brson::Compression::Lz4).unwrap() == one, "{threads} threads");
+        assert!(opts.decompress(&one).unwrap().as_bytes() == &bson[..], "{threads} threads");
+    }
+    assert!(lz4net::encode_to_vec(&bson, lz4net::CHUNK_SIZE) == streamed);
+    assert!(lz4net::decode_to_vec(&streamed, lz4net::DEFAULT_MAX_CHUNK, usize::MAX).unwrap() == bson);
+    assert_eq!(lz4net::threads(bson.len(), 6, 1), 1);
+    assert_eq!(lz4net::threads(bson.len(), 6, 4), 4);
+    assert_eq!(lz4net::threads(bson.len(), 1, 4), 1);
+    assert_eq!(lz4net::threads(1 << 20, 6, 4), 1);
+}
+
+#[test]
+fn lz4net_on_several_threads_reports_the_first_bad_block_as_one_thread_does() {
+    let bson = big_bson(6 << 20);
+    let file = serde_brson::Options::new().threads(1).compress(&bson, serde_brson::Compression::Lz4).unwrap();
+    let body = 9; // FrDT, version, kind: the header of a version 0 file
+    // Where each chunk's data starts: after its two or three LEB128 varints.
+    let varint_len = |v: u64| (64 - v.max(1).leading_zeros()).div_ceil(7) as usize;
+    let mut starts = Vec::new();
+    let mut at = body;
+    for (flags, original, stored) in chunks(&file[body..]) {
+        let compressed = flags & 1 == 1;
+        let start = at + varint_len(flags) + varint_len(original) + if compressed { varint_len(stored) } else { 0 };
+        starts.push(start);
+        at = start + if compressed { stored } else { original } as usize;
+    }
+    assert_eq!(at, file.len());
+    assert!(starts.len() >= 6);
+    // Bad blocks in the second and the fifth chunk, and a cut-off last chunk: every thread count
+    // reports the second chunk's block, as the sequential decoder does.
+    let mut bad = file.clone();
+    for &i in &[1, 4] {
+        bad[starts[i]] = 0xFF;
+        bad[starts[i] + 1] = 0xFF;
+    }
+    bad.truncate(bad.len() - 3);
+    let one = serde_brson::Options::new().threads(1).decompress(&bad).unwrap_err().to_string();
+    assert!(one.starts_with("invalid LZ4 block") && one.ends_with(&format!("at file offset {}", starts[1])), "{one}");
+    for threads in [0, 2, 3, 5, 8] {
+        let many = serde_brson::Options::new().threads(threads).decompress(&bad).unwrap_err().to_string();
+        assert_eq!(many, one, "{threads} threads");
+    }
+}

@@ -15,6 +15,7 @@
 //! block encoder (flags `0x01` or `0x00`).
 
 use std::io::{self, BufRead, Read, Write};
+use std::sync::{Mutex, PoisonError};
 
 use lz4_flex::block::{CompressTable, compress_into_with_table, decompress_into, get_maximum_output_size};
 
@@ -233,29 +234,82 @@ impl<R: BufRead> Read for Lz4NetReader<R> {
 ///
 /// A first pass reads the chunk headers (checking every size against `max_chunk`, `limit`, the
 /// input left and LZ4's maximum ratio), so the output is allocated once, zeroed by the
-/// allocator, at its exact size; a second pass decodes each block in place. Errors come in the
-/// same order as from [`Lz4NetReader`]: a bad block before a later malformed header.
+/// allocator, at its exact size; a second pass decodes each block in place, the chunks of a large
+/// stream spread over [`threads`] worker threads (the chunks are independent blocks). Errors come
+/// in the same order as from [`Lz4NetReader`]: a bad block before a later malformed header.
 pub fn decode_to_vec(input: &[u8], max_chunk: usize, limit: usize) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    decode_slice(input, &mut out, max_chunk, limit, 0)?;
+    decode_slice(input, &mut out, max_chunk, limit, 0, 0)?;
     Ok(out)
 }
 
 /// Encodes `data` as an lz4net stream with `chunk_size`-byte chunks ([`CHUNK_SIZE`] is the
-/// engine's).
+/// engine's), the chunks of a large input compressed on [`threads`] worker threads. The bytes
+/// are the same whatever the number of threads: each chunk is an independent block.
 pub fn encode_to_vec(data: &[u8], chunk_size: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(get_maximum_output_size(data.len()) / 2);
-    encode_slice(data, &mut out, chunk_size);
+    encode_slice(data, &mut out, chunk_size, 0);
     out
 }
 
-/// [`decode_to_vec`] appending to `out`, with file offsets counted from `base_offset`.
+/// Below this many bytes (decoded), the whole-buffer paths stay on the calling thread: spawning
+/// a thread costs tens of microseconds, about what LZ4 does with 256 KiB.
+const PARALLEL_MIN_BYTES: usize = 2 << 20;
+
+/// How many threads the whole-buffer paths ([`encode_to_vec`], [`decode_to_vec`] and the crate's
+/// `to_vec`/`from_slice`/`decompress`) use for a stream of `bytes` decoded bytes in `chunks`
+/// chunks, given `threads` (0: the machine's available parallelism, at most 8; 1: never spawn).
+///
+/// Streams under 2 MiB, or of one chunk, use the calling thread alone. Where threads cannot be
+/// spawned (some targets cannot), the calling thread does the work.
+pub fn threads(bytes: usize, chunks: usize, threads: usize) -> usize {
+    if threads == 1 || chunks < 2 || bytes < PARALLEL_MIN_BYTES {
+        return 1;
+    }
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        n => n,
+    };
+    threads.min(chunks)
+}
+
+/// Runs `work` on each of `items` (a few contiguous runs of chunks) on the calling thread and up
+/// to `workers - 1` scoped threads, which take the next item as they finish one, and returns the
+/// results in the items' order. Where a thread cannot be spawned the others (at least the calling
+/// thread) do its share; a panic in `work` is resumed on the calling thread.
+fn split_work<I: Send, R: Send>(items: Vec<I>, workers: usize, work: impl Fn(I) -> R + Sync) -> Vec<R> {
+    let count = items.len();
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let results = Mutex::new((0..count).map(|_| None).collect::<Vec<Option<R>>>());
+    let drain = || {
+        loop {
+            // The lock is held only to take the next item and to store a result.
+            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+            let Some((i, item)) = next else { break };
+            let result = work(item);
+            results.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(result);
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..workers.min(count) {
+            // A target without threads: the calling thread's `drain` takes that share.
+            let _ = std::thread::Builder::new().name("serde-brson-lz4".into()).spawn_scoped(s, drain);
+        }
+        drain();
+    });
+    let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    results.into_iter().map(|r| r.expect("every item was taken and finished")).collect()
+}
+
+/// [`decode_to_vec`] appending to `out`, with file offsets counted from `base_offset`, on up to
+/// `threads` threads (see [`threads`]).
 pub(crate) fn decode_slice(
     input: &[u8],
     out: &mut Vec<u8>,
     max_chunk: usize,
     limit: usize,
     base_offset: u64,
+    threads: usize,
 ) -> Result<()> {
     // Pass 1: the chunk headers, up to the end or the first malformed one.
     let mut reader = Lz4NetReader::with_max_chunk(input, max_chunk).with_limit(limit).with_base_offset(base_offset);
@@ -281,18 +335,40 @@ pub(crate) fn decode_slice(
         reader.remaining -= header.original as u64;
         total += header.original;
     };
-    // Pass 2: decode in place.
+    // Pass 2: decode in place, each run of chunks into its own part of the output.
     let start = out.len();
     if start == 0 {
         *out = vec![0; total];
     } else {
         out.resize(start + total, 0);
     }
-    let mut pos = start;
-    for (header, at) in chunks {
+    let workers = self::threads(total, chunks.len(), threads);
+    let per = chunks.len().div_ceil(workers.max(1)).max(1);
+    let mut target = &mut out[start..];
+    let mut runs = Vec::with_capacity(workers);
+    for run in chunks.chunks(per) {
+        let len = run.iter().map(|(h, _)| h.original).sum();
+        let (mine, rest) = std::mem::take(&mut target).split_at_mut(len);
+        runs.push((run, mine));
+        target = rest;
+    }
+    let results = split_work(runs, workers, |(run, target)| decode_run(input, run, target, base_offset));
+    // The first failing run's first bad block is the first bad block of the stream.
+    results.into_iter().collect::<Result<()>>()?;
+    match malformed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Decodes a run of chunks (`(header, offset in input)`) into `target`, which is exactly their
+/// decoded size; stops at the first bad block.
+fn decode_run(input: &[u8], run: &[(ChunkHeader, usize)], target: &mut [u8], base_offset: u64) -> Result<()> {
+    let mut pos = 0;
+    for &(header, at) in run {
         let offset = base_offset + at as u64;
         let data = &input[at..at + header.stored];
-        let target = &mut out[pos..pos + header.original];
+        let target = &mut target[pos..pos + header.original];
         if header.compressed {
             match decompress_into(data, target) {
                 Ok(n) if n == header.original => {}
@@ -310,10 +386,7 @@ pub(crate) fn decode_slice(
         }
         pos += header.original;
     }
-    match malformed {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// Encodes an lz4net chunk stream: `chunk_size`-byte chunks (1 MiB by default, like the engine),
@@ -391,11 +464,42 @@ fn write_chunk<W: Write>(out: &mut W, data: &[u8], scratch: &mut Vec<u8>, table:
     }
 }
 
-/// Encodes `data` as a whole lz4net stream appended to `out`.
-pub(crate) fn encode_slice(data: &[u8], out: &mut Vec<u8>, chunk_size: usize) {
+/// Encodes `data` as a whole lz4net stream appended to `out`, on up to `threads` threads (see
+/// [`threads`]): contiguous runs of chunks, the first written straight into `out`, the others
+/// into their own buffers appended in order. The bytes do not depend on the number of threads.
+pub(crate) fn encode_slice(data: &[u8], out: &mut Vec<u8>, chunk_size: usize, threads: usize) {
+    let chunk_size = chunk_size.max(1);
+    let chunks = data.len().div_ceil(chunk_size);
+    let workers = self::threads(data.len(), chunks, threads);
+    if workers <= 1 {
+        encode_run(data, out, chunk_size);
+        return;
+    }
+    let per = chunks.div_ceil(workers) * chunk_size;
+    // The first run goes straight into `out`; the others into buffers appended after it.
+    let mut target = Some(&mut *out);
+    let runs: Vec<_> = data.chunks(per).map(|run| (run, target.take())).collect();
+    let parts = split_work(runs, workers, |(run, target)| match target {
+        Some(out) => {
+            encode_run(run, out, chunk_size);
+            Vec::new()
+        }
+        None => {
+            let mut part = Vec::with_capacity(get_maximum_output_size(run.len()) / 2);
+            encode_run(run, &mut part, chunk_size);
+            part
+        }
+    });
+    for part in parts {
+        out.extend_from_slice(&part);
+    }
+}
+
+/// Encodes `data` as `chunk_size`-byte chunks appended to `out`, on the calling thread.
+fn encode_run(data: &[u8], out: &mut Vec<u8>, chunk_size: usize) {
     let mut scratch = Vec::new();
     let mut table = CompressTable::large();
-    for chunk in data.chunks(chunk_size.max(1)) {
+    for chunk in data.chunks(chunk_size) {
         write_chunk(out, chunk, &mut scratch, &mut table).expect("writing to a Vec cannot fail");
     }
 }

@@ -39,13 +39,15 @@ pub(crate) fn read_limited(reader: &mut impl Read, out: &mut Vec<u8>, limit: usi
     Ok(())
 }
 
-/// Decompresses a whole body (everything after the header) into a new vector.
+/// Decompresses a whole body (everything after the header) into a new vector (lz4net on up to
+/// `threads` threads).
 pub(crate) fn decompress(
     compression: Compression,
     body: &[u8],
     offset: u64,
     max_decompressed: usize,
     max_chunk: usize,
+    threads: usize,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     match compression {
@@ -55,18 +57,24 @@ pub(crate) fn decompress(
             }
             out.extend_from_slice(body);
         }
-        Compression::Lz4 => lz4net::decode_slice(body, &mut out, max_chunk, max_decompressed, offset)?,
+        Compression::Lz4 => lz4net::decode_slice(body, &mut out, max_chunk, max_decompressed, offset, threads)?,
         Compression::Lzma => lzma::decode_slice(body, &mut out, max_decompressed, offset)?,
         Compression::Brotli => brotli::decode_slice(body, &mut out, max_decompressed, offset)?,
     }
     Ok(out)
 }
 
-/// Compresses `data` into a body appended to `out`.
-pub(crate) fn compress(compression: Compression, data: &[u8], out: &mut Vec<u8>, lz4_chunk: usize) -> io::Result<()> {
+/// Compresses `data` into a body appended to `out` (lz4net on up to `threads` threads).
+pub(crate) fn compress(
+    compression: Compression,
+    data: &[u8],
+    out: &mut Vec<u8>,
+    lz4_chunk: usize,
+    threads: usize,
+) -> io::Result<()> {
     match compression {
         Compression::None => out.extend_from_slice(data),
-        Compression::Lz4 => lz4net::encode_slice(data, out, lz4_chunk),
+        Compression::Lz4 => lz4net::encode_slice(data, out, lz4_chunk, threads),
         Compression::Lzma => lzma::encode_slice(data, out)?,
         Compression::Brotli => brotli::encode_slice(data, out)?,
     }

@@ -145,7 +145,8 @@ fn walk(out: &mut Out, bytes: &[u8], opts: &Options) -> Result<(), Error> {
         Compression::Lz4 => lz4_wrapper(out, body, body_offset),
         Compression::Brotli => out.span(body_offset, body, 0, format_args!("Brotli stream, {} bytes", body.len())),
     }
-    let data = codec::decompress(compression, body, body_offset as u64, opts.max_decompressed, opts.max_chunk)?;
+    let data =
+        codec::decompress(compression, body, body_offset as u64, opts.max_decompressed, opts.max_chunk, opts.threads)?;
     out.grow(data.len(), 32);
     if compression == Compression::None {
         out.heading(format_args!(
