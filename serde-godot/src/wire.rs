@@ -675,6 +675,22 @@ pub(crate) fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
     out.truncate(end);
 }
 
+/// [`put_short`] after the first `n` bytes of `prefix` (a struct field's name), all in one
+/// fixed-size write.
+#[inline(always)]
+pub(crate) fn put_short_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
+    let start = out.len();
+    let end = start + n + 8 + s.len() + pad4(s.len());
+    out.extend_from_slice(&[0u8; 40]);
+    let dst: &mut [u8; 40] = (&mut out[start..start + 40]).try_into().expect("40 bytes");
+    // The prefix's bytes past `n` are zeros or overwritten by what follows.
+    dst[..16].copy_from_slice(&prefix);
+    let rest: &mut [u8; 24] = (&mut dst[n..n + 24]).try_into().expect("24 bytes");
+    rest[..8].copy_from_slice(&word);
+    copy_short((&mut rest[8..]).try_into().expect("16 bytes"), s);
+    out.truncate(end);
+}
+
 /// Appends length, bytes and zero padding of a string body.
 #[inline]
 pub(crate) fn put_str_body<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {

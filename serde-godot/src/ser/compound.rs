@@ -38,7 +38,7 @@ pub struct Seq<'s, 'a, O: Output = Vec<u8>> {
 }
 
 impl<O: Output> Seq<'_, '_, O> {
-    #[inline]
+    #[inline(always)]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.ser.check_depth()?;
         self.open.count += 1;

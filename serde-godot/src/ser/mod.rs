@@ -5,6 +5,7 @@
 //! place. [`Options::to_writer`](crate::Options::to_writer) encodes into memory and writes once.
 
 mod compound;
+mod keyed;
 mod macros;
 mod packed;
 mod payload;

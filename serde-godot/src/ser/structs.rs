@@ -3,6 +3,7 @@
 
 use serde_core::ser::{self, Impossible, Serialize};
 
+use super::keyed::{Key, Keyed, put_keyed};
 use super::macros::{compound_struct, reject, unexpected};
 use super::payload::{Accept, BoolCapture, Raw, StrList};
 use super::word::{NotWord, Word32};
@@ -27,7 +28,7 @@ impl<'a, O: Output> Serializer<'a, O> {
         if len > 0 {
             self.check_depth()?;
         }
-        Ok(Struct { ser: self, open, kind, at: 0, words: 0 })
+        Ok(Struct { ser: self, open, kind, at: 0, words: 0, key: None })
     }
 
     /// A math type (Vector2…Projection, Color): its header, then components written in place
@@ -41,7 +42,17 @@ impl<'a, O: Output> Serializer<'a, O> {
         let layout = Layout::of(ty).expect("math type");
         let end = self.out.len() + 4 + layout.size(4);
         let open = Open { count: 1, ..Open::NONE };
-        Ok(Struct { ser: self, open, kind: StructKind::Raw(ty), at: end, words: id as u128 })
+        Ok(Struct { ser: self, open, kind: StructKind::Raw(ty), at: end, words: id as u128, key: None })
+    }
+
+    /// [`math`](Self::math) as a Dictionary-form struct field's value: `key` (the field's name)
+    /// goes out with the first pending words.
+    #[inline(always)]
+    pub(super) fn math_after(&mut self, key: Key, ty: VariantType) -> Result<Struct<'_, 'a, O>> {
+        let mut st = self.math(ty)?;
+        st.at += key.size();
+        st.key = Some(key);
+        Ok(st)
     }
 
     #[cold]
@@ -52,18 +63,18 @@ impl<'a, O: Output> Serializer<'a, O> {
                 self.header(VariantType::NodePath, 0)?;
                 let head = self.out.len();
                 self.out.put(&[0; 12]);
-                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head, words: 0 })
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::NodePath, at: head, words: 0, key: None })
             }
             Magic::Signal => {
                 self.header(VariantType::Signal, 0)?;
-                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Signal, at: 0, words: 0 })
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::Signal, at: 0, words: 0, key: None })
             }
             Magic::FullObject => {
                 if !self.opts.full_objects {
                     return Err(Error::new(ErrorKind::FullObjectsDisabled));
                 }
                 self.header(VariantType::Object, 0)?;
-                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::FullObject, at: 0, words: 0 })
+                Ok(Struct { ser: self, open: Open::NONE, kind: StructKind::FullObject, at: 0, words: 0, key: None })
             }
             _ => self.begin_struct(len, 0),
         }
@@ -96,6 +107,9 @@ pub struct Struct<'s, 'a, O: Output = Vec<u8>> {
     /// A math type's 4-byte words not yet written (the header, then components), the first in
     /// the low bits; `Open::count` says how many (at most 3).
     words: u128,
+    /// The name of the Dictionary-form field whose value this math type is, written with the
+    /// first pending words.
+    key: Option<Key>,
 }
 
 impl<O: Output> Struct<'_, '_, O> {
@@ -112,8 +126,14 @@ impl<O: Output> Struct<'_, '_, O> {
             StructKind::Dict => {
                 self.extra_field_depth()?;
                 self.open.count += 1;
-                self.ser.name(key)?;
-                value.serialize(&mut *self.ser)
+                // A literal name's key is a constant that goes out with the value's first write.
+                match Key::of(key) {
+                    Some(key) => value.serialize(Keyed { ser: &mut *self.ser, key }),
+                    None => {
+                        self.ser.name(key)?;
+                        value.serialize(&mut *self.ser)
+                    }
+                }
             }
             StructKind::Raw(_) => self.component(value),
             // Through the serializer, not `self`: keeping the compound's address private lets
@@ -140,7 +160,7 @@ impl<O: Output> Struct<'_, '_, O> {
                 let n = self.open.count;
                 self.words |= (bits as u128) << (32 * n);
                 if n == 3 {
-                    self.ser.out.put(&self.words.to_le_bytes());
+                    self.put_words::<16>();
                     (self.words, self.open.count) = (0, 0);
                 } else {
                     self.open.count = n + 1;
@@ -159,10 +179,21 @@ impl<O: Output> Struct<'_, '_, O> {
     /// the components are known, so one fixed-size write).
     #[inline(always)]
     fn flush_component(&mut self) {
-        let n = self.open.count as usize;
-        if n > 0 {
-            self.ser.out.put(&self.words.to_le_bytes()[..4 * n]);
-            (self.words, self.open.count) = (0, 0);
+        match self.open.count {
+            0 => return,
+            1 => self.put_words::<4>(),
+            2 => self.put_words::<8>(),
+            _ => self.put_words::<12>(),
+        }
+        (self.words, self.open.count) = (0, 0);
+    }
+
+    /// Writes the first `N` bytes of the pending words, after the field's name if it is pending.
+    #[inline(always)]
+    fn put_words<const N: usize>(&mut self) {
+        match self.key.take() {
+            Some(key) => put_keyed::<O, N>(&mut self.ser.out, key, self.words),
+            None => self.ser.out.put(&self.words.to_le_bytes()[..N]),
         }
     }
 

@@ -11,9 +11,9 @@ use crate::wire::{self, FLAG_64};
 // Headers of the types whose id is the same in Godot 3 and 4.
 pub(super) const NIL: u32 = 0;
 pub(super) const BOOL: u32 = 1;
-const INT: u32 = 2;
+pub(super) const INT: u32 = 2;
 pub(super) const FLOAT: u32 = 3;
-const STRING: u32 = 4;
+pub(super) const STRING: u32 = 4;
 
 /// A serde Serializer that appends Godot Variant bytes to a `Vec<u8>`.
 ///
@@ -251,6 +251,14 @@ pub trait Output: Default + sealed::Sealed {
         self.put_padded(s);
     }
 
+    /// Appends the first `n` bytes of `prefix`, then what
+    /// [`put_short`](Output::put_short) appends: a struct field's name and a short string value.
+    #[inline]
+    fn put_short_after(&mut self, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
+        self.put(&prefix[..n]);
+        self.put_short(word, s);
+    }
+
     /// Appends `s` and zeros up to a multiple of 4.
     #[inline]
     fn put_padded(&mut self, s: &[u8]) {
@@ -287,6 +295,11 @@ impl Output for Vec<u8> {
     #[inline(always)]
     fn put_short(&mut self, word: [u8; 8], s: &[u8]) {
         wire::put_short(self, word, s);
+    }
+
+    #[inline(always)]
+    fn put_short_after(&mut self, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
+        wire::put_short_after(self, prefix, n, word, s);
     }
 
     #[inline(always)]

@@ -1,0 +1,149 @@
+//! A Dictionary-form struct's fields are written with their keys in one write where the value
+//! allows (short names, scalars, short strings, math types): the bytes must be exactly those of
+//! the same Dictionary built as a `Variant` (written key by key through the map path), for every
+//! name length and value kind, through every output (`to_vec`, `append`, `to_slice`,
+//! `serialized_size`), in both Godot versions; and errors must be those of the Array form.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_godot::{Options, StructForm, Variant, Vector2, Vector3, Version};
+
+#[derive(Serialize, Clone)]
+struct Inner {
+    a: i32,
+    #[serde(rename = "")]
+    empty: bool,
+}
+
+#[derive(Serialize, Clone)]
+#[allow(clippy::struct_field_names)]
+struct Fields {
+    i: i64,
+    wide: i64,
+    ab: u8,
+    abc: i16,
+    abcd: f32,
+    abcde: f64,
+    narrow: f64,
+    nan_f64: f64,
+    abcdefg: bool,
+    abcdefgh: String,
+    #[serde(rename = "nine_char")]
+    nine: String,
+    sixteen_chars_ab: Option<i32>,
+    seventeen_chars_ab: Option<i32>,
+    none: Option<u16>,
+    unit: (),
+    long_str: String,
+    empty_str: String,
+    c: char,
+    pos: Vector2,
+    vel: Vector3,
+    list: Vec<u8>,
+    map: BTreeMap<String, i32>,
+    inner: Inner,
+    tuple: (i8, String),
+    bytes: serde_bytes_like::Bytes,
+}
+
+/// `serialize_bytes` without a dependency.
+mod serde_bytes_like {
+    /// Serializes as bytes.
+    #[derive(Clone)]
+    pub(crate) struct Bytes(pub(crate) Vec<u8>);
+
+    impl serde::Serialize for Bytes {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_bytes(&self.0)
+        }
+    }
+}
+
+fn sample(name: &str) -> Fields {
+    Fields {
+        i: -7,
+        wide: i64::MIN,
+        ab: 200,
+        abc: -3,
+        abcd: 1.5,
+        abcde: 0.25,
+        narrow: 0.1,
+        nan_f64: f64::NAN,
+        abcdefg: true,
+        abcdefgh: name.to_owned(),
+        nine: "x".repeat(16),
+        sixteen_chars_ab: Some(-1),
+        seventeen_chars_ab: None,
+        none: None,
+        unit: (),
+        long_str: "a string longer than sixteen bytes".to_owned(),
+        empty_str: String::new(),
+        c: 'é',
+        pos: Vector2::new(1.0, -2.0),
+        vel: Vector3::new(0.5, 0.25, -8.0),
+        list: vec![1, 2, 3],
+        map: [("k".to_owned(), 1)].into(),
+        inner: Inner { a: 5, empty: false },
+        tuple: (-1, "t".to_owned()),
+        bytes: serde_bytes_like::Bytes(vec![1, 2, 3, 4, 5]),
+    }
+}
+
+#[test]
+fn keyed_fields_match_the_map_path_through_every_output() {
+    for version in [Version::Godot4, Version::Godot3] {
+        let opts = Options::new().version(version);
+        for name in ["", "n", "abcd", "abcdefgh", "seventeen bytes!!"] {
+            let value = sample(name);
+            let bytes = opts.to_vec(&value).unwrap();
+            // The same Dictionary as a Variant, re-encoded through the map path.
+            let variant: Variant = opts.from_slice(&bytes).unwrap();
+            assert_eq!(opts.to_vec(&variant).unwrap(), bytes, "{version:?} {name:?}");
+
+            let mut appended = vec![7u8; 3];
+            opts.append(&value, &mut appended).unwrap();
+            assert_eq!(&appended[..3], &[7, 7, 7]);
+            assert_eq!(&appended[3..], &bytes[..]);
+
+            let mut buf = vec![0u8; bytes.len()];
+            assert_eq!(opts.to_slice(&value, &mut buf).unwrap(), bytes.len());
+            assert_eq!(buf, bytes);
+            let mut short = vec![0u8; bytes.len() - 1];
+            assert!(opts.to_slice(&value, &mut short).is_err());
+            assert_eq!(opts.serialized_size(&value).unwrap(), bytes.len());
+        }
+    }
+}
+
+#[test]
+fn keyed_field_errors_are_those_of_the_array_form() {
+    #[derive(Serialize)]
+    struct Big {
+        id: u64,
+    }
+    #[derive(Serialize)]
+    struct NotInGodot3 {
+        v: serde_godot::Vector2i,
+    }
+    let dict = Options::new();
+    let array = Options::new().struct_form(StructForm::Array);
+    let text = |r: serde_godot::Result<Vec<u8>>| r.unwrap_err().to_string();
+    assert_eq!(text(dict.to_vec(&Big { id: u64::MAX })), text(array.to_vec(&Big { id: u64::MAX })));
+    let v = NotInGodot3 { v: serde_godot::Vector2i::new(1, 2) };
+    let (dict, array) = (dict.version(Version::Godot3), array.version(Version::Godot3));
+    assert_eq!(text(dict.to_vec(&v)), text(array.to_vec(&v)));
+    assert_eq!(dict.serialized_size(&Big { id: 1 }).unwrap(), dict.to_vec(&Big { id: 1 }).unwrap().len());
+}
+
+#[test]
+fn a_field_name_with_a_nul_is_written_whole() {
+    // (A decoder stops at the NUL, as Godot does, so this one is checked byte by byte.)
+    #[derive(Serialize)]
+    struct Nul {
+        #[serde(rename = "a\0b")]
+        nul: u32,
+    }
+    let bytes = Options::new().to_vec(&Nul { nul: 9 }).unwrap();
+    assert_eq!(bytes, [27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, b'a', 0, b'b', 0, 2, 0, 0, 0, 9, 0, 0, 0]);
+}
