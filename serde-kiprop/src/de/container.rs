@@ -5,7 +5,64 @@ use super::value::{DSlot, ValueDe};
 use super::{Deserializer, Input};
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ClassDef, Kind};
-use serde_core::de::{self, DeserializeSeed};
+use serde_core::de::{self, Deserialize, DeserializeSeed};
+use std::marker::PhantomData;
+
+/// A `&mut` access handed to a visitor by value, every method of which is inlined into the
+/// visitor. (serde's own impl for `&mut A` is one more function, which the optimiser often keeps
+/// out of line: a call, and a result returned through memory, per field or element.)
+pub(super) struct Inline<'b, A>(pub(super) &'b mut A);
+
+impl<'de, A: de::SeqAccess<'de>> de::SeqAccess<'de> for Inline<'_, A> {
+    type Error = A::Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> std::result::Result<Option<T::Value>, A::Error> {
+        self.0.next_element_seed(seed)
+    }
+
+    #[inline(always)]
+    fn next_element<T: Deserialize<'de>>(&mut self) -> std::result::Result<Option<T>, A::Error> {
+        self.0.next_element_seed(PhantomData)
+    }
+
+    #[inline(always)]
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for Inline<'_, A> {
+    type Error = A::Error;
+
+    #[inline(always)]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> std::result::Result<Option<K::Value>, A::Error> {
+        self.0.next_key_seed(seed)
+    }
+
+    #[inline(always)]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> std::result::Result<V::Value, A::Error> {
+        self.0.next_value_seed(seed)
+    }
+
+    #[inline(always)]
+    fn next_key<K: Deserialize<'de>>(&mut self) -> std::result::Result<Option<K>, A::Error> {
+        self.0.next_key_seed(PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: Deserialize<'de>>(&mut self) -> std::result::Result<V, A::Error> {
+        self.0.next_value_seed(PhantomData)
+    }
+
+    #[inline(always)]
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
 
 /// A container of (key, value) objects as a map.
 pub(super) struct PairsAccess<'a, 'de, 't, I: Input<'de>> {
@@ -175,18 +232,23 @@ pub(super) struct ListAccess<'a, 'de, 't, I: Input<'de>> {
     pub(super) left: u32,
     /// Bits reserved per element still to come (0 for fixed arrays, whose length is the type's).
     pub(super) min_bits: u64,
+    /// The elements' reserved bits are given back by the caller after the visitor, not one
+    /// element at a time (elements that cannot hold a container: see [`ValueDe::list`]).
+    pub(super) deferred: bool,
 }
 
 impl<'de, I: Input<'de>> de::SeqAccess<'de> for ListAccess<'_, 'de, '_, I> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
-        self.d.reserved = self.d.reserved.saturating_sub(self.min_bits);
+        if !self.deferred {
+            self.d.reserved = self.d.reserved.saturating_sub(self.min_bits);
+        }
         match seed.deserialize(ValueDe { d: &mut *self.d, slot: self.slot }) {
             Ok(v) => Ok(Some(v)),
             Err(e) => Err(e.in_element((self.len - self.left - 1) as usize)),

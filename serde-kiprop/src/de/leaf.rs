@@ -1,7 +1,9 @@
 //! Leaf structs read as maps of components or sequences, and their scalars.
 
+use super::container::Inline;
 use super::value::visit_scalar;
-use crate::codec::{Leaf, Scalar};
+use super::{Deserializer, Input};
+use crate::codec::{Leaf, Prim, Scalar};
 use crate::error::{Error, Result};
 use serde_core::de::{self, DeserializeSeed, Visitor};
 use serde_core::forward_to_deserialize_any;
@@ -57,6 +59,64 @@ impl<'de> de::SeqAccess<'de> for LeafSeq {
             seed.deserialize(ScalarDe(self.wire[start])).map(Some)
         } else {
             seed.deserialize(RowDe(&self.wire[start..start + g])).map(Some)
+        }
+    }
+}
+
+impl<'de, I: Input<'de>> Deserializer<'de, '_, I> {
+    /// Hands a leaf struct's components to `v` as a sequence (wire order; matrix rows as
+    /// sequences). A leaf of single scalars is read as the visitor asks for its components,
+    /// with no copy of the whole leaf; the result is [`read_leaf`](Self::read_leaf) then
+    /// [`LeafSeq`]'s: a component that cannot be read is the error whatever the visitor made of
+    /// the ones before it, and what the visitor leaves is read after it.
+    #[inline(always)]
+    pub(super) fn visit_leaf_seq<V: Visitor<'de>>(&mut self, leaf: Leaf, v: V) -> Result<V::Value> {
+        if leaf.group() != 1 {
+            let wire = self.read_leaf(leaf)?;
+            return v.visit_seq(LeafSeq { leaf, wire, i: 0 });
+        }
+        let prim = leaf.component();
+        let mut seq = LeafReader { d: &mut *self, prim, left: leaf.len(), failed: false };
+        let value = v.visit_seq(Inline(&mut seq));
+        let (left, failed) = (seq.left, seq.failed);
+        if failed {
+            // The cursor has not moved since the failed read: the same error again.
+            return Err(self.eof());
+        }
+        for _ in 0..left {
+            self.scalar(prim)?;
+        }
+        value
+    }
+}
+
+/// A leaf struct's scalar components, read from the input as the visitor asks for them (see
+/// [`Deserializer::visit_leaf_seq`]).
+struct LeafReader<'a, 'de, 't, I: Input<'de>> {
+    d: &'a mut Deserializer<'de, 't, I>,
+    prim: Prim,
+    /// Components not read yet.
+    left: usize,
+    /// A component could not be read (nothing more is read; the caller returns that error).
+    failed: bool,
+}
+
+impl<'de, I: Input<'de>> de::SeqAccess<'de> for LeafReader<'_, 'de, '_, I> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        match self.d.scalar(self.prim) {
+            Ok(s) => seed.deserialize(ScalarDe(s)).map(Some),
+            Err(e) => {
+                self.left = 0;
+                self.failed = true;
+                Err(e)
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The object reader: class tags, object bodies (shallow and deep), the root, properties as a
 //! map, and polymorphic values.
 
+use super::container::Inline;
 use super::value::{DSlot, ValueDe, prim_bits};
 use super::{Deserializer, Input};
 use crate::codec::{Leaf, Prim, Scalar};
@@ -187,7 +188,18 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let seq = access.by_index
             && access.header == 4
             && ((access.all_in && !class.has_delta) || (access.d.seq_retry && (access.all_in || !access.d.shallow)));
-        let value = if seq { v.visit_seq(PropertySeq(&mut access))? } else { v.visit_map(&mut access)? };
+        let value = if seq {
+            v.visit_seq(PropertySeq(&mut access))?
+        } else if access.header == 4 && access.by_index && !access.charge {
+            // The common map: a serde struct of the class's properties (see `FieldMap`).
+            if access.d.shallow {
+                v.visit_map(FieldMap::<_, true>(&mut access))?
+            } else {
+                v.visit_map(FieldMap::<_, false>(&mut access))?
+            }
+        } else {
+            v.visit_map(Inline(&mut access))?
+        };
         if seq && !access.d.shallow && access.d.pos() != access.end {
             // Deep properties the sequence did not take (repeated, unknown, or fields the
             // visitor left): what to do with them is the map path's decision.
@@ -367,8 +379,47 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
 
     /// [`next_property`](Self::next_property) in deep mode: the next property header, skipping
     /// unknown properties when asked to.
-    #[inline]
+    ///
+    /// The common case is handled inline: the object's end, or a header (size and tag read as
+    /// one aligned 8-byte word) whose size is in bounds and whose tag is the expected next
+    /// property. Anything else puts the cursor back and takes [`next_deep_slow`](Self::next_deep_slow),
+    /// which reads the header again and gives every answer and error as before.
+    #[inline(always)]
     pub(super) fn next_deep(&mut self) -> Result<Option<&'t str>> {
+        if self.d.input.trace().is_none() {
+            let d = &mut *self.d;
+            let start = d.pos();
+            if start == self.end {
+                return Ok(None);
+            }
+            if start < self.end {
+                let saved = d.cur.clone();
+                if let Ok(word) = d.cur.read_u64(d.input.data()) {
+                    // The size is the first 32 bits, the tag the next 32 (both little-endian).
+                    let size = word & 0xFFFF_FFFF;
+                    let tag = (word >> 32) as u32;
+                    let prop_end = start + size;
+                    if prop_end <= self.end && prop_end >= d.pos() {
+                        if let Some(prop) = self.class.props.get(self.idx) {
+                            if prop.hash == tag && prop.kind != Kind::Auto {
+                                self.idx += 1;
+                                self.pending = Some(prop);
+                                self.pending_kind = prop.kind;
+                                self.prop_end = prop_end;
+                                return Ok(Some(prop.name.as_str()));
+                            }
+                        }
+                    }
+                }
+                d.cur = saved;
+            }
+        }
+        self.next_deep_slow()
+    }
+
+    /// [`next_deep`](Self::next_deep) for everything but its inline case.
+    #[inline(never)]
+    pub(super) fn next_deep_slow(&mut self) -> Result<Option<&'t str>> {
         let d = &mut *self.d;
         loop {
             let start = d.pos();
@@ -457,8 +508,14 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     /// key is).
     #[inline(always)]
     pub(super) fn value_at<const NAMED: bool, S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
-        let prop = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
         let shallow = self.d.shallow;
+        self.value_in::<NAMED, S>(seed, shallow)
+    }
+
+    /// [`value_at`](Self::value_at) with the deserializer's mode given (a constant for [`FieldMap`]).
+    #[inline(always)]
+    fn value_in<const NAMED: bool, S: DeserializeSeed<'de>>(&mut self, seed: S, shallow: bool) -> Result<S::Value> {
+        let prop = self.pending.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
         let (kind, presence) = if shallow { (prop.kind, self.presence) } else { (self.pending_kind, false) };
         let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence };
         let v = match seed.deserialize(ValueDe { d: &mut *self.d, slot }) {
@@ -499,7 +556,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
 impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         match self.header {
             0 => {
@@ -531,7 +588,7 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         match self.header {
             1 => {
@@ -549,6 +606,50 @@ impl<'de, I: Input<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, '_, I> {
     fn size_hint(&self) -> Option<usize> {
         // At most the class's properties (deep data may repeat one; this is only a hint).
         Some(self.class.props.len().saturating_sub(self.idx))
+    }
+}
+
+/// An object's properties as a map for a serde struct whose fields are the class's properties
+/// (keys are property indices), when there is nothing else to hand out: no `$__type` and
+/// `$__hash` entries, nothing charged against the model budget. It is [`ObjectAccess`]'s map
+/// with those choices made once per object rather than at every field, and the mode
+/// (`SHALLOW`) a constant.
+pub(super) struct FieldMap<'b, 'a, 'de, 't, I: Input<'de>, const SHALLOW: bool>(&'b mut ObjectAccess<'a, 'de, 't, I>);
+
+impl<'de, I: Input<'de>, const SHALLOW: bool> de::MapAccess<'de> for FieldMap<'_, '_, 'de, '_, I, SHALLOW> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let acc = &mut *self.0;
+        let next = if SHALLOW { acc.next_shallow()? } else { acc.next_deep()? };
+        match next {
+            // (`next_shallow` and `next_deep` leave `idx` just past the property they found.)
+            Some(_) => seed.deserialize(de::value::U64Deserializer::<Error>::new(acc.idx as u64 - 1)).map(Some),
+            None => {
+                acc.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        self.0.value_in::<true, S>(seed, SHALLOW)
+    }
+
+    #[inline(always)]
+    fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>> {
+        self.next_key_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V> {
+        self.next_value_seed(std::marker::PhantomData)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        de::MapAccess::size_hint(&*self.0)
     }
 }
 
@@ -671,6 +772,12 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
         }
     }
 
+    /// Inlined into the derived visitor (serde's default is a call per field).
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+
     fn size_hint(&self) -> Option<usize> {
         Some(self.0.class.props.len() - self.0.idx)
     }
@@ -681,7 +788,8 @@ impl<'de, I: Input<'de>> PropertySeq<'_, '_, 'de, '_, I> {
     /// must be the next property in id order. A property the data leaves out (a later one comes
     /// first, or the object ends) is an [`AbsentDe`]; anything else (an unknown or repeated
     /// property, a size out of bounds) redoes the decode reading maps, which knows the answer.
-    #[inline]
+    /// (Out of line: it keeps the shallow element, the common sequence case, small enough to inline.)
+    #[inline(never)]
     fn next_deep<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
         let acc = &mut *self.0;
         let Some(prop) = acc.class.props.get(acc.idx) else {

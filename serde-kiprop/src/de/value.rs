@@ -1,7 +1,7 @@
 //! One value of a property slot: scalars, strings, enums, options, containers, leaf structs.
 
-use super::container::{ListAccess, PairsAccess};
-use super::leaf::{LeafAccess, LeafSeq};
+use super::container::{Inline, ListAccess, PairsAccess};
+use super::leaf::LeafAccess;
 use super::object::ClassEnum;
 use super::{Deserializer, Input};
 use crate::codec::{Prim, Scalar};
@@ -160,9 +160,18 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
             self.d.charge(crate::value::list_bytes(n as usize))?;
         }
         self.d.enter()?;
-        let mut access = ListAccess { d: &mut *self.d, slot: elem, len: n, left: n, min_bits };
-        let value = v.visit_seq(&mut access)?;
-        if access.left != 0 {
+        // Elements that hold no container never look at the reserved bits, so theirs are given
+        // back once, after the visitor, for every element it started to read (as many as the
+        // per-element release would have given back by then).
+        let deferred = matches!(elem.kind, Kind::Prim(_) | Kind::Enum | Kind::Leaf(_));
+        let mut access = ListAccess { d: &mut *self.d, slot: elem, len: n, left: n, min_bits, deferred };
+        let value = v.visit_seq(Inline(&mut access));
+        let left = access.left;
+        if deferred {
+            self.d.reserved = self.d.reserved.saturating_sub(u64::from(n - left) * min_bits);
+        }
+        let value = value?;
+        if left != 0 {
             return Err(self.d.err(ErrorKind::Mismatch {
                 field: self.slot.name().to_owned(),
                 expected: format!("a sequence that reads all {n} elements"),
@@ -322,8 +331,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         let slot = self.slot;
         if let Kind::Leaf(leaf) = slot.kind {
             if !slot.container() {
-                let wire = self.d.read_leaf(leaf)?;
-                return v.visit_seq(LeafSeq { leaf, wire, i: 0 });
+                return self.d.visit_leaf_seq(leaf, v);
             }
         }
         let dynamic = slot.container() || (slot.prop.is_some_and(|p| p.type_name.is_none()) && !slot.element);
@@ -338,8 +346,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         let slot = self.slot;
         if let Kind::Leaf(leaf) = slot.kind {
             if !slot.container() {
-                let wire = self.d.read_leaf(leaf)?;
-                return v.visit_seq(LeafSeq { leaf, wire, i: 0 });
+                return self.d.visit_leaf_seq(leaf, v);
             }
         }
         if slot.container() {
@@ -349,9 +356,15 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
             return Err(self.mismatch("a tuple"));
         }
         // A fixed array: its length comes from the Rust type, not the data (nothing reserved).
-        let mut access =
-            ListAccess { d: &mut *self.d, slot: slot.element_of(), len: len as u32, left: len as u32, min_bits: 0 };
-        let value = v.visit_seq(&mut access)?;
+        let mut access = ListAccess {
+            d: &mut *self.d,
+            slot: slot.element_of(),
+            len: len as u32,
+            left: len as u32,
+            min_bits: 0,
+            deferred: false,
+        };
+        let value = v.visit_seq(Inline(&mut access))?;
         if access.left != 0 {
             return Err(self.mismatch("a tuple that reads all its elements"));
         }
@@ -373,7 +386,7 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 let slot = self.slot.element_of();
                 let mut access =
                     PairsAccess { d: &mut *self.d, class, slot, len: n, left: n, saved: None, entry_at: 0 };
-                let value = v.visit_map(&mut access)?;
+                let value = v.visit_map(Inline(&mut access))?;
                 if access.left != 0 {
                     return Err(self.mismatch("a map that reads all its entries"));
                 }
@@ -402,12 +415,12 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         }
         match slot.kind {
             Kind::Leaf(leaf) => {
-                let wire = self.d.read_leaf(leaf)?;
                 if leaf.fields_in_wire_order(fields) {
                     // The struct's fields are the components in wire order: a sequence, which
                     // the derived visitor reads with no key step (as for shallow objects).
-                    return v.visit_seq(LeafSeq { leaf, wire, i: 0 });
+                    return self.d.visit_leaf_seq(leaf, v);
                 }
+                let wire = self.d.read_leaf(leaf)?;
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.fields(), i: 0 })
             }
             Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields, false),
