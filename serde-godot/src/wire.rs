@@ -371,16 +371,17 @@ pub(crate) fn eq_no_nul(a: &[u8], b: &[u8]) -> bool {
 #[derive(Clone)]
 pub(crate) struct Reader<'de> {
     rest: &'de [u8],
-    len: usize,
+    /// The whole input (positions are offsets in it; errors read keys again from it).
+    input: &'de [u8],
     /// The end of the input already promised to containers that reserved room for their
-    /// elements (an offset; never beyond `len`).
+    /// elements (an offset; never beyond the input's length).
     promised: usize,
 }
 
 impl<'de> Reader<'de> {
     #[inline]
     pub(crate) fn new(buf: &'de [u8]) -> Self {
-        Reader { rest: buf, len: buf.len(), promised: 0 }
+        Reader { rest: buf, input: buf, promised: 0 }
     }
 
     /// How many of the `count` elements a container declares may be reserved ahead of decoding
@@ -394,14 +395,20 @@ impl<'de> Reader<'de> {
     #[inline]
     pub(crate) fn prealloc(&mut self, count: usize, min_size: usize) -> usize {
         let from = self.pos().max(self.promised);
-        let granted = count.min((self.len - from) / min_size);
+        let granted = count.min((self.input.len() - from) / min_size);
         self.promised = from + granted * min_size;
         granted
     }
 
     #[inline]
     pub(crate) fn pos(&self) -> usize {
-        self.len - self.rest.len()
+        self.input.len() - self.rest.len()
+    }
+
+    /// The whole input.
+    #[inline]
+    pub(crate) fn input(&self) -> &'de [u8] {
+        self.input
     }
 
     #[inline]

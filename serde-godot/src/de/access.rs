@@ -21,15 +21,6 @@ pub(super) fn short<T>(found: usize, wanted: usize, what: &'static str) -> Resul
     Err(de::Error::invalid_length(found, &format!("{wanted} {what}").as_str()))
 }
 
-/// Passes an error on out of line, so the success path of a container does not share its exit
-/// with the error path (which would make the compiler merge an error pointer with the value's
-/// bytes and build the value through memory: a store-forwarding stall per struct).
-#[cold]
-#[inline(never)]
-pub(super) fn fail<T>(e: Error) -> Result<T> {
-    Err(e)
-}
-
 /// Prepends element `index` to an error's path: the field name when the Array is a struct.
 #[cold]
 #[inline(never)]

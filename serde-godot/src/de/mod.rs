@@ -26,7 +26,7 @@ mod path;
 
 use access::{
     Components, Elements, Entries, FullObjectParts, Handoff, KeyedFields, MathDe, NodePathParts, PackedElems,
-    PackedStrings, SignalParts, Tagged, fail, short,
+    PackedStrings, SignalParts, Tagged, short,
 };
 
 /// A serde Deserializer over a byte slice of Godot Variant bytes.
@@ -43,13 +43,10 @@ use access::{
 /// # Ok::<(), serde_godot::Error>(())
 /// ```
 pub struct Deserializer<'de> {
+    /// The input and the position in it (errors read Dictionary keys again from its input for
+    /// their field path).
     r: Reader<'de>,
-    /// The whole input: errors read Dictionary keys again from it for their field path.
-    input: &'de [u8],
     opts: Options,
-    /// Untyped ARRAY and DICTIONARY headers in this version (the hot containers).
-    array: u32,
-    dict: u32,
     /// Depth of the value being read (the top-level value is depth 0).
     depth: usize,
     /// The field names of the struct being read and where the next one probably is: a
@@ -86,16 +83,9 @@ impl<'de> Deserializer<'de> {
 
     /// A deserializer with `opts`.
     pub fn with_options(input: &'de [u8], opts: Options) -> Self {
-        let (array, dict) = match opts.version {
-            Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
-            Version::Godot3 => (19, 18),
-        };
         Deserializer {
             r: Reader::new(input),
-            input,
             opts,
-            array,
-            dict,
             depth: 0,
             fields: &[],
             next_field: 0,
@@ -244,11 +234,21 @@ impl<'de> Deserializer<'de> {
         self.scalar_slow(visitor, false, read, V::visit_borrowed_str)
     }
 
+    /// The untyped ARRAY and DICTIONARY headers in this version (the hot containers): derived
+    /// where needed rather than kept, two fields less to set up per decode.
+    #[inline(always)]
+    fn containers(&self) -> (u32, u32) {
+        match self.opts.version {
+            Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
+            Version::Godot3 => (19, 18),
+        }
+    }
+
     /// An untyped ARRAY or DICTIONARY header and its raw count, read as one 8-byte word; `None`
     /// (nothing consumed) for any other header or fewer than 8 bytes.
     #[inline(always)]
     fn open_container(&mut self) -> Option<(u32, u32)> {
-        let (array, dict) = (self.array, self.dict);
+        let (array, dict) = self.containers();
         let word = self.r.word_if(|w| w as u32 == array || w as u32 == dict)?;
         Some((word as u32, (word >> 32) as u32))
     }
@@ -259,7 +259,8 @@ impl<'de> Deserializer<'de> {
     fn not_container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let start = self.r.pos();
         let header = self.r.u32()?;
-        if header == self.array || header == self.dict {
+        let (array, dict) = self.containers();
+        if header == array || header == dict {
             return Err(self.r.eof());
         }
         self.slow(start, header, visitor)
@@ -278,7 +279,8 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn opened<V: Visitor<'de>>(&mut self, start: usize, header: u32, raw: u32, visitor: V) -> Result<V::Value> {
         let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
-        let result = if header == self.array { self.seq(count, &[], visitor) } else { self.map(count, visitor) };
+        let result =
+            if header == self.containers().0 { self.seq(count, &[], visitor) } else { self.map(count, visitor) };
         result.map_err(|e| e.or_at(start))
     }
 
@@ -289,7 +291,7 @@ impl<'de> Deserializer<'de> {
         let start = self.r.pos();
         let Some((header, raw)) = self.open_container() else { return self.not_container(visitor) };
         let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
-        let result = if header == self.array {
+        let result = if header == self.containers().0 {
             self.elements(count, fields, None, visitor)
         } else if self.keyed_seq && count == fields.len() && !self.retry {
             self.keyed(fields, visitor)
@@ -426,6 +428,10 @@ impl<'de> Deserializer<'de> {
     /// Visits the elements of an Array; `hint` is what the visitor may reserve for (`None` for
     /// a struct in Array form: serde's derived visitors never ask, so nothing is reserved for
     /// them).
+    #[expect(
+        clippy::redundant_pattern_matching,
+        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
+    )]
     #[inline]
     fn elements<V: Visitor<'de>>(
         &mut self,
@@ -443,14 +449,19 @@ impl<'de> Deserializer<'de> {
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
-        match value {
-            Ok(value) if remaining == 0 => Ok(value),
-            Ok(_) => short(count, count - remaining, "elements"),
-            Err(e) => fail(e),
+        // `value` is returned where the visitor built it (see `Self::keyed`).
+        if remaining != 0 && matches!(value, Ok(_)) {
+            drop(value);
+            return short(count, count - remaining, "elements");
         }
+        value
     }
 
     /// Visits the entries of a Dictionary.
+    #[expect(
+        clippy::redundant_pattern_matching,
+        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
+    )]
     #[inline]
     fn map<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
         self.depth += 1;
@@ -463,11 +474,11 @@ impl<'de> Deserializer<'de> {
         let value = visitor.visit_map(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
-        match value {
-            Ok(value) if remaining == 0 => Ok(value),
-            Ok(_) => short(count, count - remaining, "entries"),
-            Err(e) => fail(e),
+        if remaining != 0 && matches!(value, Ok(_)) {
+            drop(value);
+            return short(count, count - remaining, "entries");
         }
+        value
     }
 
     /// A struct in Dictionary form with as many entries as `fields`, visited as the sequence of
@@ -477,6 +488,10 @@ impl<'de> Deserializer<'de> {
     // Not inlined: the Dictionary form's sequence path inlined into `deserialize_struct` made
     // every derived `deserialize` too big to inline into the entry points (Array-form decode
     // per message went from 683 to 804 instructions).
+    #[expect(
+        clippy::redundant_pattern_matching,
+        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
+    )]
     #[inline(never)]
     fn keyed<V: Visitor<'de>>(&mut self, fields: &'static [&'static str], visitor: V) -> Result<V::Value> {
         self.depth += 1;
@@ -487,13 +502,15 @@ impl<'de> Deserializer<'de> {
         let mut next = 0;
         // By value, so that the derived visitor calls `KeyedFields::next_element` itself.
         let value = visitor.visit_seq(KeyedFields { de: self, fields, next: &mut next });
-        let done = next == fields.len();
         self.depth -= 1;
-        match value {
-            Ok(value) if done => Ok(value),
-            Ok(_) => Err(self.give_up()),
-            Err(_) => Err(self.give_up()),
+        // `value` is returned as the visitor built it, never borrowed (`matches!`, not
+        // `is_err`), so that it is built in the return slot: a `match` that re-wraps it, or a
+        // borrow, made it a stack temporary copied out field by field.
+        if next != fields.len() || matches!(value, Err(_)) {
+            drop(value);
+            return Err(self.give_up());
         }
+        value
     }
 
     /// Marks this pass as given up (the `retry` field) and returns the error that stops it; that
@@ -514,16 +531,30 @@ impl<'de> Deserializer<'de> {
         let word = (STRING as u64 | (len as u64) << 32).to_le_bytes();
         // The whole entry key (header, length, name, padding) in one bounds test: `len` is a
         // constant, so is its size.
-        let size = 8 + len + wire::pad4(len);
+        let padded = len + wire::pad4(len);
+        let size = 8 + padded;
         let Some(key) = self.r.rest().get(..size) else { return false };
-        let bytes = &key[8..8 + len];
-        if key.first_chunk::<8>() != Some(&word)
-            || !wire::eq_no_nul(field.as_bytes(), bytes)
-            || (bytes.first() == Some(&0xEF) && field.starts_with('\u{FEFF}'))
-        {
+        if key.first_chunk::<8>() != Some(&word) {
             return false;
         }
-        self.r.take(size).is_ok()
+        let bytes = &key[8..];
+        // Byte patterns rather than `str` methods: they fold where the name is a constant.
+        let plain = field.bytes().all(|b| b != 0) && !matches!(field.as_bytes(), [0xEF, 0xBB, 0xBF, ..]);
+        let same = if len <= 16 && plain {
+            // A short name is compared with its padding, a 4-byte word at a time, against the
+            // zeros every encoder writes there (constant words where the name is a constant).
+            // The engine does not check the padding: a key with other bytes there gives up, and
+            // the map path reads it by the engine's rules.
+            (0..padded).step_by(4).all(|i| {
+                let name = field.as_bytes();
+                let expected =
+                    (0..4).fold(0u32, |w, k| w | u32::from(name.get(i + k).copied().unwrap_or(0)) << (8 * k));
+                bytes.get(i..i + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))) == Some(expected)
+            })
+        } else {
+            wire::eq_no_nul(field.as_bytes(), &bytes[..len]) && plain
+        };
+        same && self.r.take(size).is_ok()
     }
 
     /// A full object (header already read): refused unless enabled. As a map (`class`,
@@ -647,56 +678,59 @@ impl Options {
     /// asks for that. Trailing bytes are an error.
     #[inline]
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        self.decode(bytes, Pass::FIRST).map(|(value, _)| value)
+        self.decode(bytes, Pass::FIRST, &mut &[][..])
     }
 
     /// Decodes a `T` from the start of `bytes` and returns it with the bytes after it — what the
     /// engine does (`bytes_to_var` ignores trailing bytes).
     #[inline]
     pub fn take_from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-        self.decode(bytes, Pass { whole: false, ..Pass::FIRST })
+        let mut rest = &bytes[bytes.len()..];
+        let value = self.decode(bytes, Pass { whole: false, ..Pass::FIRST }, &mut rest)?;
+        Ok((value, rest))
     }
 
-    /// The decoding entry points' one mechanism: one pass over `bytes` (see [`Pass`]), the value
-    /// returned with the bytes after it. A first pass that gave up and errors are handed to
+    /// The decoding entry points' one mechanism: one pass over `bytes` (see [`Pass`]), the bytes
+    /// after the value stored in `rest`. A first pass that gave up and errors are handed to
     /// [`Self::again`], which decodes again through this same function — so that this is the
     /// one call site of `T::deserialize` in a program, and it is inlined here.
+    #[expect(
+        clippy::redundant_pattern_matching,
+        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
+    )]
     #[inline(never)]
-    fn decode<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass) -> Result<(T, &'de [u8])> {
+    fn decode<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass, rest: &mut &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(bytes, *self);
         de.keyed_seq = pass.keyed;
         let value = T::deserialize(&mut de);
-        let rest = de.remaining_input();
-        // Decided before the value is looked at, so that a decoded value moves straight out.
-        let done = !de.retry && (rest.is_empty() || !pass.whole);
-        match value {
-            Ok(value) if done => Ok((value, rest)),
-            first => self.again(first, rest, de.retry, bytes, pass),
+        *rest = de.remaining_input();
+        // The common end returns `value` where `T::deserialize` built it (never borrowed, see
+        // `Deserializer::keyed`); the rare ends need only its error.
+        if de.retry || (pass.whole && !rest.is_empty()) || matches!(value, Err(_)) {
+            return self.again(value.err(), de.retry, bytes, pass, rest);
         }
+        value
     }
 
-    /// The rare ends of [`Self::decode`]: a first pass that gave up is decoded again from the
-    /// start with the map path (a pass without `keyed`, which never gives up); a value with
-    /// bytes after it is an error where the pass wants the whole input; an error gets its
-    /// version hint if the pass asks for one.
+    /// The rare ends of [`Self::decode`], given the first pass's error if it had one: a first
+    /// pass that gave up is decoded again from the start with the map path (a pass without
+    /// `keyed`, which never gives up); a value with bytes after it is an error where the pass
+    /// wants the whole input; an error gets its version hint if the pass asks for one.
     #[cold]
     #[inline(never)]
     fn again<'de, T: de::Deserialize<'de>>(
         &self,
-        first: Result<T>,
-        rest: &'de [u8],
+        error: Option<Error>,
         retry: bool,
         bytes: &'de [u8],
         pass: Pass,
-    ) -> Result<(T, &'de [u8])> {
-        let result = if retry {
-            drop(first);
-            self.decode(bytes, Pass { keyed: false, hint: false, ..pass })
-        } else {
-            first.and_then(|value| match rest.len() {
-                n if n > 0 && pass.whole => Err(Error::at(ErrorKind::TrailingBytes(n), bytes.len() - n)),
-                _ => Ok((value, rest)),
-            })
+        rest: &mut &'de [u8],
+    ) -> Result<T> {
+        let result = match error {
+            _ if retry => self.decode(bytes, Pass { keyed: false, hint: false, ..pass }, rest),
+            Some(e) => Err(e),
+            // Only bytes after the value (where the pass wants the whole input) get here.
+            None => Err(Error::at(ErrorKind::TrailingBytes(rest.len()), bytes.len() - rest.len())),
         };
         match result {
             Err(e) if pass.hint => Err(self.version_hint::<T>(e, bytes, pass)),
@@ -714,7 +748,7 @@ impl Options {
             return e;
         }
         let (other, hint) = self.version.other_with_hint();
-        let fits = self.version(other).decode::<T>(bytes, Pass { hint: false, ..pass }).is_ok();
+        let fits = self.version(other).decode::<T>(bytes, Pass { hint: false, ..pass }, &mut &[][..]).is_ok();
         if fits { e.with_hint(hint) } else { e }
     }
 

@@ -17,7 +17,7 @@ impl Deserializer<'_> {
     #[cold]
     #[inline(never)]
     pub(super) fn in_key(&self, e: Error, key_at: usize) -> Error {
-        let Some(input) = self.input.get(key_at..) else { return e };
+        let Some(input) = self.r.input().get(key_at..) else { return e };
         let Ok(key) = crate::decode::decode(&mut Reader::new(input), &self.opts, 0) else { return e };
         match key {
             Variant::String(s) | Variant::StringName(crate::StringName(s)) if is_identifier(&s) => e.in_field(&s),
