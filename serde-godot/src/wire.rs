@@ -660,10 +660,12 @@ fn copy_short(dst: &mut [u8; 16], s: &[u8]) {
         let (head, tail) = (s.first_chunk::<4>().expect("n >= 4"), s.last_chunk::<4>().expect("n >= 4"));
         dst[n - 4..n].copy_from_slice(tail);
         dst[..4].copy_from_slice(head);
-    } else {
-        for (d, b) in dst.iter_mut().zip(s) {
-            *d = *b;
-        }
+    } else if n > 0 {
+        // First, middle and last byte (some the same when `n` < 3): three stores, where a loop
+        // may become a `memcpy` call.
+        dst[n - 1] = s[n - 1];
+        dst[n / 2] = s[n / 2];
+        dst[0] = s[0];
     }
 }
 

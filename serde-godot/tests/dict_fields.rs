@@ -94,7 +94,7 @@ fn sample(name: &str) -> Fields {
 fn keyed_fields_match_the_map_path_through_every_output() {
     for version in [Version::Godot4, Version::Godot3] {
         let opts = Options::new().version(version);
-        for name in ["", "n", "abcd", "abcdefgh", "seventeen bytes!!"] {
+        for name in ["", "n", "ab", "abc", "abcd", "abcdefgh", "seventeen bytes!!"] {
             let value = sample(name);
             let bytes = opts.to_vec(&value).unwrap();
             // The same Dictionary as a Variant, re-encoded through the map path.

@@ -61,6 +61,12 @@ impl Key {
 #[inline(always)]
 pub(super) fn put_keyed<O: Output, const L: usize>(out: &mut O, key: Key, value: u128) {
     let (words, size) = key.encoded();
+    put_encoded::<O, L>(out, words, size, value);
+}
+
+/// [`put_keyed`] with the key encoded (`size` bytes of `words`).
+#[inline(always)]
+fn put_encoded<O: Output, const L: usize>(out: &mut O, words: u128, size: usize, value: u128) {
     // The key and the value as two 16-byte numbers (shifts by constants once the key is one),
     // not bytes copied at an offset into a buffer: that buffer would be written in pieces and
     // read back whole, which stalls on store forwarding.
@@ -77,6 +83,20 @@ pub(super) fn put_keyed<O: Output, const L: usize>(out: &mut O, key: Key, value:
         12 => out.put(&buf[..12 + L]),
         _ => out.put(&buf[..16 + L]),
     }
+}
+
+/// A string value after its field's encoded key (the first `size` bytes of `key`).
+#[inline(never)]
+fn str_after<O: Output>(ser: &mut Serializer<'_, O>, key: u128, size: usize, v: &str) -> Result<()> {
+    // `size` is at most 16 already: the `min` tells the compiler, which drops a bounds check.
+    let size = size.min(16);
+    if v.len() <= 16 {
+        let word = ((STRING as u64) | ((v.len() as u64) << 32)).to_le_bytes();
+        ser.out.put_short_after(key.to_le_bytes(), size, word, v.as_bytes());
+        return Ok(());
+    }
+    put_encoded::<O, 0>(&mut ser.out, key, size, 0);
+    ser.string(v)
 }
 
 /// The serializer of a Dictionary-form struct field's value: see the module documentation.
@@ -162,15 +182,12 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
 
-    #[inline]
+    /// The key is encoded here, where it is usually a constant (serde's `String` impl, which
+    /// calls this, is small enough to inline then), and the string written out of line.
+    #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<()> {
-        if v.len() <= 16 {
-            let word = ((STRING as u64) | ((v.len() as u64) << 32)).to_le_bytes();
-            let (key, size) = self.key.encoded();
-            self.ser.out.put_short_after(key.to_le_bytes(), size, word, v.as_bytes());
-            return Ok(());
-        }
-        self.key_then().string(v)
+        let (key, size) = self.key.encoded();
+        str_after(self.ser, key, size, v)
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
