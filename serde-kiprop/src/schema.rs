@@ -341,6 +341,9 @@ pub struct PropertyDef {
     /// that maps to `p` is written as it is, with nothing before it, in both modes.
     pub(crate) direct: Option<Prim>,
     pub(crate) kind: Kind,
+    /// Deep mode: looking up this property's tag ([`ClassDef::slot_for_tag`]) finds this property
+    /// (false for a property without a type, or one whose tag a later property shares).
+    pub(crate) owns_tag: bool,
     pub(crate) enum_def: Option<Box<EnumDef>>,
     /// The class named by an object type string (resolved after loading).
     object_class: Option<String>,
@@ -563,6 +566,9 @@ impl ClassDef {
                     by_tag.insert(p.hash, TagSlot { prop: i as u32, kind });
                 }
             }
+        }
+        for (i, p) in props.iter_mut().enumerate() {
+            p.owns_tag = p.kind != Kind::Auto && by_tag.get(&p.hash).is_some_and(|s| s.prop as usize == i);
         }
         let has_delta = props.iter().any(|p| p.has(flags::DELTA_ENCODE));
         ClassDef {
@@ -944,6 +950,7 @@ fn make_property(
         slot_bits,
         direct,
         kind,
+        owns_tag: false,
         object_class,
         key,
         variants: StaticList::default(),

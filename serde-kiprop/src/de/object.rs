@@ -400,13 +400,17 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                     let tag = (word >> 32) as u32;
                     let prop_end = start + size;
                     if prop_end <= self.end && prop_end >= d.pos() {
+                        // `slot_for_tag`'s answers: the expected property, or (one property left
+                        // out, such as an absent DELTA_ENCODE one) the next, when its tag's lookup
+                        // finds it.
                         if let Some(prop) = self.class.props.get(self.idx) {
                             if prop.hash == tag && prop.kind != Kind::Auto {
-                                self.idx += 1;
-                                self.pending = Some(prop);
-                                self.pending_kind = prop.kind;
-                                self.prop_end = prop_end;
-                                return Ok(Some(prop.name.as_str()));
+                                return Ok(Some(self.found(prop, self.idx + 1, prop_end)));
+                            }
+                        }
+                        if let Some(prop) = self.class.props.get(self.idx + 1) {
+                            if prop.hash == tag && prop.owns_tag {
+                                return Ok(Some(self.found(prop, self.idx + 2, prop_end)));
                             }
                         }
                     }
@@ -415,6 +419,16 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             }
         }
         self.next_deep_slow()
+    }
+
+    /// [`next_deep`](Self::next_deep)'s answer: `prop` is pending, `next` the index after it.
+    #[inline(always)]
+    fn found(&mut self, prop: &'t PropertyDef, next: usize, prop_end: u64) -> &'t str {
+        self.idx = next;
+        self.pending = Some(prop);
+        self.pending_kind = prop.kind;
+        self.prop_end = prop_end;
+        prop.name.as_str()
     }
 
     /// [`next_deep`](Self::next_deep) for everything but its inline case.
