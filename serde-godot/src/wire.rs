@@ -445,7 +445,14 @@ impl<'de> Reader<'de> {
     /// The next 8 bytes (a header and a 32-bit payload), consumed only if `accept` says so.
     #[inline(always)]
     pub(crate) fn word_if(&mut self, accept: impl FnOnce(u64) -> bool) -> Option<u64> {
-        let (chunk, tail) = self.rest.split_first_chunk::<8>()?;
+        self.word_at_if(0, accept)
+    }
+
+    /// [`Self::word_if`] for the 8 bytes after the next `skip` (which are consumed with them):
+    /// a value read together with what precedes it, in one bounds test and one update.
+    #[inline(always)]
+    pub(crate) fn word_at_if(&mut self, skip: usize, accept: impl FnOnce(u64) -> bool) -> Option<u64> {
+        let (chunk, tail) = self.rest.get(skip..)?.split_first_chunk::<8>()?;
         let word = u64::from_le_bytes(*chunk);
         if accept(word) {
             self.rest = tail;
@@ -455,15 +462,27 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// The next `n` bytes, consumed only if there are that many and `accept` says so.
+    /// The `n` bytes after the next `skip`, consumed with them only if there are that many and
+    /// `accept` says so.
     #[inline(always)]
-    pub(crate) fn take_if(&mut self, n: usize, accept: impl FnOnce(&'de [u8]) -> bool) -> Option<&'de [u8]> {
-        let (bytes, tail) = self.rest.split_at_checked(n)?;
+    pub(crate) fn take_at_if(
+        &mut self,
+        skip: usize,
+        n: usize,
+        accept: impl FnOnce(&'de [u8]) -> bool,
+    ) -> Option<&'de [u8]> {
+        let (bytes, tail) = self.rest.get(skip..)?.split_at_checked(n)?;
         if !accept(bytes) {
             return None;
         }
         self.rest = tail;
         Some(bytes)
+    }
+
+    /// Consumes the next `n` bytes, which the caller has seen are there (at most all of them).
+    #[inline(always)]
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.rest = self.rest.get(n..).unwrap_or_default();
     }
 
     #[inline]

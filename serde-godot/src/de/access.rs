@@ -118,11 +118,9 @@ impl<'de> SeqAccess<'de> for KeyedFields<'_, '_, 'de> {
     #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let Some(&field) = self.fields.get(*self.next) else { return Ok(None) };
-        if !self.de.skip_key(field) {
-            return Err(self.de.give_up());
-        }
+        let Some(skip) = self.de.key_size(field) else { return Err(self.de.give_up()) };
         *self.next += 1;
-        seed.deserialize(&mut *self.de).map(Some)
+        seed.deserialize(KeyedValue { de: &mut *self.de, skip }).map(Some)
     }
 
     #[inline(always)]
@@ -132,6 +130,105 @@ impl<'de> SeqAccess<'de> for KeyedFields<'_, '_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len() - *self.next)
+    }
+}
+
+/// The value of a [`KeyedFields`] entry, whose key (`skip` bytes, checked) is still unread: a
+/// bool, number or flat math value is read with its key in one bounds test and one update of
+/// the position; anything else consumes the key and continues as the Deserializer itself.
+pub(super) struct KeyedValue<'a, 'de> {
+    pub(super) de: &'a mut Deserializer<'de>,
+    pub(super) skip: usize,
+}
+
+impl KeyedValue<'_, '_> {
+    /// Consumes the key, for the requests read as the Deserializer reads them.
+    #[inline(always)]
+    fn past_key(&mut self) {
+        self.de.r.skip(self.skip);
+    }
+}
+
+/// `KeyedValue` methods that consume the key and hand the request to the Deserializer.
+macro_rules! after_key {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(
+            #[inline(always)]
+            fn $method<V: Visitor<'de>>(mut self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+                self.past_key();
+                de::Deserializer::$method(self.de, $($arg,)* visitor)
+            }
+        )*
+    };
+}
+
+/// `KeyedValue` methods read with the key (the Deserializer's fast path of the same name).
+macro_rules! with_key {
+    ($($method:ident => $fast:ident;)*) => {
+        $(
+            #[inline(always)]
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                self.de.$fast(self.skip, visitor)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for KeyedValue<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    with_key! {
+        deserialize_bool => bool;
+        deserialize_i8 => int;
+        deserialize_i16 => int;
+        deserialize_i32 => int;
+        deserialize_i64 => int;
+        deserialize_u8 => int;
+        deserialize_u16 => int;
+        deserialize_u32 => int;
+        deserialize_u64 => int;
+        deserialize_f32 => f32;
+        deserialize_f64 => f64;
+    }
+
+    #[inline(always)]
+    fn deserialize_struct<V: Visitor<'de>>(
+        mut self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if let Some(magic::Magic::Math(ty)) = magic::lookup(name) {
+            return self.de.math(self.skip, ty, visitor);
+        }
+        self.past_key();
+        de::Deserializer::deserialize_struct(self.de, name, fields, visitor)
+    }
+
+    after_key! {
+        deserialize_any();
+        deserialize_i128();
+        deserialize_u128();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+        deserialize_ignored_any();
     }
 }
 

@@ -156,14 +156,49 @@ impl<'de> Deserializer<'de> {
         self.slow(start, header, visitor)
     }
 
-    /// An int (any width) for the integer fast paths.
+    /// An int (any width) for the integer fast paths, after the next `skip` bytes (a Dictionary
+    /// key already checked, see [`access::KeyedValue`]; 0 elsewhere): the value's read also
+    /// consumes them, and every other path consumes them first.
     #[inline(always)]
-    fn int<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    fn int<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
         // The common case, a 32-bit INT, is one 8-byte read.
-        if let Some(word) = self.r.word_if(|w| w as u32 == INT) {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == INT) {
             return visitor.visit_i64((word >> 32) as u32 as i32 as i64).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
+        self.r.skip(skip);
         self.int_slow(visitor)
+    }
+
+    /// A bool (see [`Self::int`] for `skip`).
+    #[inline(always)]
+    fn bool<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == BOOL) {
+            return visitor.visit_bool(word >> 32 != 0).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        self.r.skip(skip);
+        self.bool_slow(visitor)
+    }
+
+    /// An f32 (see [`Self::int`] for `skip`).
+    #[inline(always)]
+    fn f32<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32);
+            return visitor.visit_f32(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        self.r.skip(skip);
+        self.f32_slow(visitor)
+    }
+
+    /// An f64 (see [`Self::int`] for `skip`).
+    #[inline(always)]
+    fn f64<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32) as f64;
+            return visitor.visit_f64(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        self.r.skip(skip);
+        self.f64_slow(visitor)
     }
 
     /// The one shape of the scalar slow paths below: read a header; `read` takes the value for
@@ -522,20 +557,20 @@ impl<'de> Deserializer<'de> {
         Error::at(ErrorKind::InvalidData("a struct key out of field order (decoded again as a map)"), self.r.pos())
     }
 
-    /// Consumes the key of the next entry if it is the STRING `field` exactly as the map path
-    /// would read it as that field (no NUL, no BOM, padding present); `false` leaves the input
-    /// as it was.
+    /// The size of the next entry's key if it is the STRING `field` exactly as the map path
+    /// would read it as that field (no NUL, no BOM, padding present); nothing is consumed: the
+    /// value's read consumes the key with it ([`access::KeyedValue`]).
     #[inline(always)]
-    fn skip_key(&mut self, field: &'static str) -> bool {
+    fn key_size(&self, field: &'static str) -> Option<usize> {
         let len = field.len();
         let word = (STRING as u64 | (len as u64) << 32).to_le_bytes();
         // The whole entry key (header, length, name, padding) in one bounds test: `len` is a
         // constant, so is its size.
         let padded = len + wire::pad4(len);
         let size = 8 + padded;
-        let Some(key) = self.r.rest().get(..size) else { return false };
+        let key = self.r.rest().get(..size)?;
         if key.first_chunk::<8>() != Some(&word) {
-            return false;
+            return None;
         }
         let bytes = &key[8..];
         // Byte patterns rather than `str` methods: they fold where the name is a constant.
@@ -554,7 +589,7 @@ impl<'de> Deserializer<'de> {
         } else {
             wire::eq_no_nul(field.as_bytes(), &bytes[..len]) && plain
         };
-        same && self.r.take(size).is_ok()
+        same.then_some(size)
     }
 
     /// A full object (header already read): refused unless enabled. As a map (`class`,
@@ -623,8 +658,10 @@ impl<'de> Deserializer<'de> {
     /// with 32-bit components, the common case, are visited straight from their bytes; anything
     /// else (nested layouts, 64-bit reals, another type on the wire) goes through
     /// `deserialize_any`.
+    ///
+    /// `skip`: see [`Self::int`].
     #[inline]
-    fn math<V: Visitor<'de>>(&mut self, ty: VariantType, visitor: V) -> Result<V::Value> {
+    fn math<V: Visitor<'de>>(&mut self, skip: usize, ty: VariantType, visitor: V) -> Result<V::Value> {
         use VariantType as T;
         let (components, int) = match ty {
             T::Vector2 => (2, false),
@@ -633,14 +670,14 @@ impl<'de> Deserializer<'de> {
             T::Vector2i => (2, true),
             T::Vector3i => (3, true),
             T::Vector4i => (4, true),
-            _ => return self.math_slow(visitor),
+            _ => return self.math_slow(skip, visitor),
         };
         // `ty` is a constant here (the name is), so its id in either version is one too.
-        let Some(id) = ty.id(self.opts.version) else { return self.math_slow(visitor) };
-        let start = self.r.pos();
+        let Some(id) = ty.id(self.opts.version) else { return self.math_slow(skip, visitor) };
+        let start = self.r.pos() + skip;
         let header = id.to_le_bytes();
-        let Some(bytes) = self.r.take_if(4 + 4 * components, |b| b.first_chunk::<4>() == Some(&header)) else {
-            return self.math_slow(visitor);
+        let Some(bytes) = self.r.take_at_if(skip, 4 + 4 * components, |b| b.first_chunk::<4>() == Some(&header)) else {
+            return self.math_slow(skip, visitor);
         };
         visitor.visit_seq(Components { words: &bytes[4..], int }).map_err(|e| e.or_at(start))
     }
@@ -648,7 +685,8 @@ impl<'de> Deserializer<'de> {
     /// What [`Self::math`] does not take (nested layouts, 64-bit reals, another type on the
     /// wire, too few bytes), out of line so that the fast path inlines into its caller.
     #[inline(never)]
-    fn math_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    fn math_slow<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        self.r.skip(skip);
         de::Deserializer::deserialize_any(self, visitor)
     }
 
@@ -855,7 +893,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         match magic::lookup(name) {
             None => self.structure(fields, visitor),
-            Some(Magic::Math(ty)) => self.math(ty, visitor),
+            Some(Magic::Math(ty)) => self.math(0, ty, visitor),
             Some(magic @ (Magic::NodePath | Magic::FullObject)) => self.magic_struct(magic, visitor),
             // Math types and Signal: `deserialize_any` already hands their parts over as sequences.
             Some(_) => self.deserialize_any(visitor),
@@ -978,68 +1016,57 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(word) = self.r.word_if(|w| w as u32 == BOOL) {
-            return visitor.visit_bool(word >> 32 != 0).map_err(|e: Error| e.or_at(self.r.pos() - 8));
-        }
-        self.bool_slow(visitor)
+        self.bool(0, visitor)
     }
 
     #[inline]
     fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.int(visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(word) = self.r.word_if(|w| w as u32 == FLOAT) {
-            let v = f32::from_bits((word >> 32) as u32);
-            return visitor.visit_f32(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
-        }
-        self.f32_slow(visitor)
+        self.f32(0, visitor)
     }
 
     #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(word) = self.r.word_if(|w| w as u32 == FLOAT) {
-            let v = f32::from_bits((word >> 32) as u32) as f64;
-            return visitor.visit_f64(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
-        }
-        self.f64_slow(visitor)
+        self.f64(0, visitor)
     }
 
     #[inline]
