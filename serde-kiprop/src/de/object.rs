@@ -11,27 +11,33 @@ use serde_core::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde_core::forward_to_deserialize_any;
 
 impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
+    /// Reads an enum value: 32 bits, or with HUMAN_READABLE_ENUMS its name (out of line).
+    #[inline(always)]
     pub(super) fn read_enum(&mut self, slot: &DSlot<'t>) -> Result<u32> {
-        if self.string_enums {
-            let n = self.len(true)? as usize;
-            let text = if n == 0 {
-                ""
-            } else {
-                let start = self.take(n)?;
-                std::str::from_utf8(&self.input.data()[start..start + n])
-                    .map_err(|_| self.err(ErrorKind::InvalidText))?
-            };
-            let parsed = slot.enum_def().and_then(|d| d.parse(text));
-            match parsed {
-                Some(v) => Ok(v),
-                None => {
-                    let kind = ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: text.to_owned() };
-                    Err(self.err(kind))
-                }
-            }
-        } else {
+        if !self.string_enums {
             self.mark(|| super::trace::Mark::Next("enum value"));
-            self.bits(32)
+            return self.bits(32);
+        }
+        self.read_enum_name(slot)
+    }
+
+    /// [`read_enum`](Self::read_enum) with HUMAN_READABLE_ENUMS: the value's name.
+    #[inline(never)]
+    fn read_enum_name(&mut self, slot: &DSlot<'t>) -> Result<u32> {
+        let n = self.len(true)? as usize;
+        let text = if n == 0 {
+            ""
+        } else {
+            let start = self.take(n)?;
+            std::str::from_utf8(&self.input.data()[start..start + n]).map_err(|_| self.err(ErrorKind::InvalidText))?
+        };
+        let parsed = slot.enum_def().and_then(|d| d.parse(text));
+        match parsed {
+            Some(v) => Ok(v),
+            None => {
+                let kind = ErrorKind::UnknownEnumValue { property: slot.name().to_owned(), value: text.to_owned() };
+                Err(self.err(kind))
+            }
         }
     }
 
