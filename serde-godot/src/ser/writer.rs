@@ -68,6 +68,11 @@ impl<'a, O: Output> Serializer<'a, O> {
     /// The header id of `ty` in this version, or an error for Godot 4-only types in Godot 3 mode.
     #[inline]
     pub(super) fn id(&self, ty: VariantType) -> Result<u32> {
+        // Nil to Vector2 have the same id in both generations: a constant, not a table load,
+        // once `ty` is one.
+        if ty as u32 <= VariantType::Vector2 as u32 {
+            return Ok(ty as u32);
+        }
         match self.ids[ty as usize] {
             0xFF => Err(Error::new(ErrorKind::UnsupportedInVersion(ty))),
             id => Ok(id as u32),
@@ -434,6 +439,8 @@ impl Open {
 
 impl<O: Output> Drop for Serializer<'_, O> {
     fn drop(&mut self) {
-        *self.target = std::mem::take(&mut self.out);
+        // What the target holds is the empty output put there by `with_output`: forgotten, not
+        // dropped, so that no test of whether it owns memory is left to run.
+        std::mem::forget(std::mem::replace(self.target, std::mem::take(&mut self.out)));
     }
 }
