@@ -364,20 +364,6 @@ pub(crate) fn eq_no_nul(a: &[u8], b: &[u8]) -> bool {
     short_eq_no_nul(a, b).unwrap_or_else(|| a == b && !has_nul(a))
 }
 
-/// [`Reader::word_at_if`] on a cursor kept outside a Reader (`rest`, the unread input): the 8
-/// bytes after the next `skip`, all of them consumed only if `accept` says so.
-#[inline(always)]
-pub(crate) fn take_word_if(rest: &mut &[u8], skip: usize, accept: impl FnOnce(u64) -> bool) -> Option<u64> {
-    let (chunk, tail) = rest.get(skip..)?.split_first_chunk::<8>()?;
-    let word = u64::from_le_bytes(*chunk);
-    if accept(word) {
-        *rest = tail;
-        Some(word)
-    } else {
-        None
-    }
-}
-
 /// A bounds-checked cursor over the input: the unread rest is a slice that shrinks from the
 /// front, so each read is one length check (the position is derived for error offsets).
 ///
@@ -466,15 +452,14 @@ impl<'de> Reader<'de> {
     /// a value read together with what precedes it, in one bounds test and one update.
     #[inline(always)]
     pub(crate) fn word_at_if(&mut self, skip: usize, accept: impl FnOnce(u64) -> bool) -> Option<u64> {
-        take_word_if(&mut self.rest, skip, accept)
-    }
-
-    /// Moves the position to `rest`, which must be a tail of the input that [`Self::rest`]
-    /// returned (a cursor kept outside the Reader for a while, handed back).
-    #[inline(always)]
-    pub(crate) fn set_rest(&mut self, rest: &'de [u8]) {
-        debug_assert!(rest.len() <= self.input.len());
-        self.rest = rest;
+        let (chunk, tail) = self.rest.get(skip..)?.split_first_chunk::<8>()?;
+        let word = u64::from_le_bytes(*chunk);
+        if accept(word) {
+            self.rest = tail;
+            Some(word)
+        } else {
+            None
+        }
     }
 
     /// The `n` bytes after the next `skip`, consumed with them only if there are that many and

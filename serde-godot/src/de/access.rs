@@ -8,10 +8,10 @@ use serde_core::de::{
 };
 use serde_core::forward_to_deserialize_any;
 
-use super::{Deserializer, Scalar};
+use super::Deserializer;
+use crate::VariantType;
 use crate::error::{Error, Result};
 use crate::magic::{self, Layout};
-use crate::{VariantType, wire};
 
 /// A container of `found` elements whose visitor stopped after `wanted` (a `[T; 2]` given 3):
 /// "invalid length 3, expected 2 elements".
@@ -31,88 +31,10 @@ fn element_error(e: Error, index: usize, names: &'static [&'static str]) -> Erro
     }
 }
 
-/// Deserializer methods read by the wrapper's own `scalar` (its fast path for that [`Scalar`]);
-/// `scalars!()` is every bool, integer and float request.
-macro_rules! scalars {
-    () => {
-        scalars! {
-            deserialize_bool => Bool;
-            deserialize_i8 => Int;
-            deserialize_i16 => Int;
-            deserialize_i32 => Int;
-            deserialize_i64 => Int;
-            deserialize_u8 => Int;
-            deserialize_u16 => Int;
-            deserialize_u32 => Int;
-            deserialize_u64 => Int;
-            deserialize_f32 => F32;
-            deserialize_f64 => F64;
-        }
-    };
-    ($($method:ident => $kind:ident;)*) => {
-        $(
-            #[inline(always)]
-            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-                self.scalar(Scalar::$kind, visitor)
-            }
-        )*
-    };
-}
-
-/// Deserializer methods that a wrapper hands to the Deserializer through its method `$via`
-/// (which does what the wrapper needs before and after); `others` stands for every request
-/// but the scalars, strings and `deserialize_struct`.
-macro_rules! forward_via {
-    ($via:ident; others) => {
-        forward_via! {
-            $via;
-            deserialize_any();
-            deserialize_i128();
-            deserialize_u128();
-            deserialize_char();
-            deserialize_bytes();
-            deserialize_byte_buf();
-            deserialize_option();
-            deserialize_unit();
-            deserialize_unit_struct(name: &'static str);
-            deserialize_newtype_struct(name: &'static str);
-            deserialize_seq();
-            deserialize_tuple(len: usize);
-            deserialize_tuple_struct(name: &'static str, len: usize);
-            deserialize_map();
-            deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-            deserialize_identifier();
-            deserialize_ignored_any();
-        }
-    };
-    ($via:ident; $($method:ident($($arg:ident: $ty:ty),*);)*) => {
-        $(
-            #[inline(always)]
-            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
-                self.$via(|de| de::Deserializer::$method(de, $($arg,)* visitor))
-            }
-        )*
-    };
-}
-
 /// The elements of an Array.
-///
-/// With `CURSOR`, the access keeps the position in `rest` while its elements are bools,
-/// integers or floats, the Deserializer's own being behind: a local that the element reads
-/// keep in registers (through the Deserializer, every element of a `Vec<bool>` stored the
-/// position back to memory, since the vector's store might alias it). The first request of
-/// any other kind hands it back for good ([`Element::through`]): handing it over and taking it
-/// back around every string or struct element cost more than the scalars gain.
-/// `Deserializer::elements` hands it back at the end if the access still has it, error or not.
-///
-/// Handed to the visitor by value, so that a `Vec`'s loop calls `next_element` here, inlined
-/// (serde's out-of-line `&mut A` forwarding kept the position in memory); the counts it keeps
-/// are the caller's locals.
-pub(super) struct Elements<'a, 'de, const CURSOR: bool> {
+pub(super) struct Elements<'a, 'de> {
     pub(super) de: &'a mut Deserializer<'de>,
-    /// The unread input while the access keeps the position (only with `CURSOR`).
-    pub(super) rest: &'a mut Option<&'de [u8]>,
-    pub(super) remaining: &'a mut usize,
+    pub(super) remaining: usize,
     pub(super) count: usize,
     /// The field names when the Array is a struct (Array form): its errors name the field.
     pub(super) names: &'static [&'static str],
@@ -121,92 +43,25 @@ pub(super) struct Elements<'a, 'de, const CURSOR: bool> {
     pub(super) hint: Option<usize>,
 }
 
-impl<'de, const CURSOR: bool> SeqAccess<'de> for Elements<'_, 'de, CURSOR> {
+impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
     type Error = Error;
 
-    #[inline(always)]
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if *self.remaining == 0 {
+        if self.remaining == 0 {
             return Ok(None);
         }
-        *self.remaining -= 1;
-        match seed.deserialize(Element::<CURSOR> { de: &mut *self.de, rest: &mut *self.rest }) {
+        self.remaining -= 1;
+        match seed.deserialize(&mut *self.de) {
             Ok(value) => Ok(Some(value)),
-            Err(e) => Err(element_error(e, self.count - *self.remaining - 1, self.names)),
+            Err(e) => Err(element_error(e, self.count - self.remaining - 1, self.names)),
         }
-    }
-
-    #[inline(always)]
-    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
-        self.next_element_seed(std::marker::PhantomData)
     }
 
     fn size_hint(&self) -> Option<usize> {
         // Never more than the input can hold, nested containers included.
-        self.hint.map(|hint| (*self.remaining).min(hint))
+        self.hint.map(|hint| self.remaining.min(hint))
     }
-}
-
-/// One element of [`Elements`]: while the access keeps the position, a bool, integer or float
-/// whose header is the common one is read there (the same 8-byte word, header check and errors
-/// as `Deserializer::scalar`); everything else is read by the Deserializer.
-pub(super) struct Element<'a, 'de, const CURSOR: bool> {
-    de: &'a mut Deserializer<'de>,
-    rest: &'a mut Option<&'de [u8]>,
-}
-
-impl<'de, const CURSOR: bool> Element<'_, 'de, CURSOR> {
-    /// Hands the position back to the Deserializer for good (if the access still has it) and
-    /// lets it read the element.
-    #[inline(always)]
-    fn through<R>(self, read: impl FnOnce(&mut Deserializer<'de>) -> R) -> R {
-        if !CURSOR {
-            return read(self.de);
-        }
-        if let Some(rest) = self.rest.take() {
-            self.de.r.set_rest(rest);
-        }
-        read(self.de)
-    }
-
-    /// `Deserializer::scalar` at the access's position while it has it.
-    #[inline(always)]
-    fn scalar<V: Visitor<'de>>(self, kind: Scalar, visitor: V) -> Result<V::Value> {
-        if !CURSOR {
-            return self.de.scalar(0, kind, visitor);
-        }
-        // After the position was handed back (a mixed tuple): out of line, so that the
-        // sequence loop stays small enough to be inlined where it is visited.
-        let Some(rest) = self.rest.as_mut() else { return self.de.scalar_out_of_line(kind, visitor) };
-        if let Some(word) = wire::take_word_if(rest, 0, |w| w as u32 == kind.header()) {
-            let at = || self.de.r.input().len() - rest.len() - 8;
-            return kind.visit(word, visitor).map_err(|e: Error| e.or_at(at()));
-        }
-        // Another header (a 64-bit integer, an error): the Deserializer's slow path, the
-        // position handed over and taken back.
-        self.de.r.set_rest(rest);
-        let result = self.de.scalar_slow(kind, visitor);
-        *rest = self.de.r.rest();
-        result
-    }
-}
-
-impl<'de, const CURSOR: bool> de::Deserializer<'de> for Element<'_, 'de, CURSOR> {
-    type Error = Error;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    scalars!();
-
-    forward_via! {
-        through;
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_str();
-        deserialize_string();
-    }
-    forward_via!(through; others);
 }
 
 /// The entries of a Dictionary.
@@ -286,19 +141,37 @@ pub(super) struct KeyedValue<'a, 'de> {
     pub(super) skip: usize,
 }
 
-impl<'de> KeyedValue<'_, 'de> {
-    /// Consumes the key and hands the request to the Deserializer.
+impl KeyedValue<'_, '_> {
+    /// Consumes the key, for the requests read as the Deserializer reads them.
     #[inline(always)]
-    fn after_key<R>(self, read: impl FnOnce(&mut Deserializer<'de>) -> R) -> R {
+    fn past_key(&mut self) {
         self.de.r.skip(self.skip);
-        read(self.de)
     }
+}
 
-    /// `Deserializer::scalar` with the key.
-    #[inline(always)]
-    fn scalar<V: Visitor<'de>>(self, kind: Scalar, visitor: V) -> Result<V::Value> {
-        self.de.scalar(self.skip, kind, visitor)
-    }
+/// `KeyedValue` methods that consume the key and hand the request to the Deserializer.
+macro_rules! after_key {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(
+            #[inline(always)]
+            fn $method<V: Visitor<'de>>(mut self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+                self.past_key();
+                de::Deserializer::$method(self.de, $($arg,)* visitor)
+            }
+        )*
+    };
+}
+
+/// `KeyedValue` methods read with the key (the Deserializer's fast path of the same name).
+macro_rules! with_key {
+    ($($method:ident => $fast:ident;)*) => {
+        $(
+            #[inline(always)]
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                self.de.$fast(self.skip, visitor)
+            }
+        )*
+    };
 }
 
 impl<'de> de::Deserializer<'de> for KeyedValue<'_, 'de> {
@@ -308,11 +181,23 @@ impl<'de> de::Deserializer<'de> for KeyedValue<'_, 'de> {
         false
     }
 
-    scalars!();
+    with_key! {
+        deserialize_bool => bool;
+        deserialize_i8 => int;
+        deserialize_i16 => int;
+        deserialize_i32 => int;
+        deserialize_i64 => int;
+        deserialize_u8 => int;
+        deserialize_u16 => int;
+        deserialize_u32 => int;
+        deserialize_u64 => int;
+        deserialize_f32 => f32;
+        deserialize_f64 => f64;
+    }
 
     #[inline(always)]
     fn deserialize_struct<V: Visitor<'de>>(
-        self,
+        mut self,
         name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
@@ -320,11 +205,31 @@ impl<'de> de::Deserializer<'de> for KeyedValue<'_, 'de> {
         if let Some(magic::Magic::Math(ty)) = magic::lookup(name) {
             return self.de.math(self.skip, ty, visitor);
         }
-        self.after_key(|de| de::Deserializer::deserialize_struct(de, name, fields, visitor))
+        self.past_key();
+        de::Deserializer::deserialize_struct(self.de, name, fields, visitor)
     }
 
-    forward_via!(after_key; deserialize_str(); deserialize_string(););
-    forward_via!(after_key; others);
+    after_key! {
+        deserialize_any();
+        deserialize_i128();
+        deserialize_u128();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+        deserialize_ignored_any();
+    }
 }
 
 /// The strings of a PackedStringArray, read as they are visited.

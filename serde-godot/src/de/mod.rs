@@ -75,41 +75,6 @@ const INT: u32 = 2;
 const FLOAT: u32 = 3;
 const STRING: u32 = 4;
 
-/// The requests with a one-word fast path: the header below and a 32-bit payload, read as one
-/// 8-byte word (any other header, or fewer than 8 bytes, takes the request's slow path).
-#[derive(Clone, Copy)]
-enum Scalar {
-    Bool,
-    /// Any integer width (visited as an i64; serde's primitive visitors check the range).
-    Int,
-    F32,
-    F64,
-}
-
-impl Scalar {
-    /// The one header the fast path takes.
-    #[inline(always)]
-    const fn header(self) -> u32 {
-        match self {
-            Scalar::Bool => BOOL,
-            Scalar::Int => INT,
-            Scalar::F32 | Scalar::F64 => FLOAT,
-        }
-    }
-
-    /// Visits the payload of `word`, whose header is [`Self::header`].
-    #[inline(always)]
-    fn visit<'de, V: Visitor<'de>>(self, word: u64, visitor: V) -> Result<V::Value> {
-        let payload = (word >> 32) as u32;
-        match self {
-            Scalar::Bool => visitor.visit_bool(payload != 0),
-            Scalar::Int => visitor.visit_i64(payload as i32 as i64),
-            Scalar::F32 => visitor.visit_f32(f32::from_bits(payload)),
-            Scalar::F64 => visitor.visit_f64(f32::from_bits(payload) as f64),
-        }
-    }
-}
-
 impl<'de> Deserializer<'de> {
     /// A deserializer with the default [`Options`] (Godot 4).
     pub fn from_slice(input: &'de [u8]) -> Self {
@@ -191,34 +156,49 @@ impl<'de> Deserializer<'de> {
         self.slow(start, header, visitor)
     }
 
-    /// A bool, integer (any width) or float for its one-word fast path (see [`Scalar`]), after
-    /// the next `skip` bytes (a Dictionary key already checked, see [`access::KeyedValue`]; 0
-    /// elsewhere): the value's read also consumes them, and every other path consumes them
-    /// first.
+    /// An int (any width) for the integer fast paths, after the next `skip` bytes (a Dictionary
+    /// key already checked, see [`access::KeyedValue`]; 0 elsewhere): the value's read also
+    /// consumes them, and every other path consumes them first.
     #[inline(always)]
-    fn scalar<V: Visitor<'de>>(&mut self, skip: usize, kind: Scalar, visitor: V) -> Result<V::Value> {
-        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == kind.header()) {
-            return kind.visit(word, visitor).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+    fn int<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        // The common case, a 32-bit INT, is one 8-byte read.
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == INT) {
+            return visitor.visit_i64((word >> 32) as u32 as i32 as i64).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
         self.r.skip(skip);
-        self.scalar_slow(kind, visitor)
+        self.int_slow(visitor)
     }
 
-    /// [`Self::scalar`] out of line, for a path that is rarely taken.
-    #[inline(never)]
-    fn scalar_out_of_line<V: Visitor<'de>>(&mut self, kind: Scalar, visitor: V) -> Result<V::Value> {
-        self.scalar(0, kind, visitor)
-    }
-
-    /// What [`Self::scalar`]'s fast path does not take, for `kind` (a constant where inlined).
+    /// A bool (see [`Self::int`] for `skip`).
     #[inline(always)]
-    fn scalar_slow<V: Visitor<'de>>(&mut self, kind: Scalar, visitor: V) -> Result<V::Value> {
-        match kind {
-            Scalar::Bool => self.bool_slow(visitor),
-            Scalar::Int => self.int_slow(visitor),
-            Scalar::F32 => self.f32_slow(visitor),
-            Scalar::F64 => self.f64_slow(visitor),
+    fn bool<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == BOOL) {
+            return visitor.visit_bool(word >> 32 != 0).map_err(|e: Error| e.or_at(self.r.pos() - 8));
         }
+        self.r.skip(skip);
+        self.bool_slow(visitor)
+    }
+
+    /// An f32 (see [`Self::int`] for `skip`).
+    #[inline(always)]
+    fn f32<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32);
+            return visitor.visit_f32(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        self.r.skip(skip);
+        self.f32_slow(visitor)
+    }
+
+    /// An f64 (see [`Self::int`] for `skip`).
+    #[inline(always)]
+    fn f64<V: Visitor<'de>>(&mut self, skip: usize, visitor: V) -> Result<V::Value> {
+        if let Some(word) = self.r.word_at_if(skip, |w| w as u32 == FLOAT) {
+            let v = f32::from_bits((word >> 32) as u32) as f64;
+            return visitor.visit_f64(v).map_err(|e: Error| e.or_at(self.r.pos() - 8));
+        }
+        self.r.skip(skip);
+        self.f64_slow(visitor)
     }
 
     /// The one shape of the scalar slow paths below: read a header; `read` takes the value for
@@ -227,7 +207,7 @@ impl<'de> Deserializer<'de> {
     /// ids and RIDs when `number`. Inlined into each out-of-line caller, so the fast paths that
     /// call those stay as small as they were.
     #[inline(always)]
-    fn read_scalar<V: Visitor<'de>, T>(
+    fn scalar_slow<V: Visitor<'de>, T>(
         &mut self,
         visitor: V,
         number: bool,
@@ -243,8 +223,8 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// What the integer fast path ([`Self::scalar`]) does not take, out of line so that the
-    /// fast path inlines into its callers.
+    /// What [`Self::int`]'s fast path does not take, out of line so that the fast path inlines
+    /// into its callers.
     #[inline(never)]
     fn int_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let read = |r: &mut Reader<'de>, header| match header {
@@ -252,21 +232,21 @@ impl<'de> Deserializer<'de> {
             h if h == INT | FLAG_64 => Some(r.u64().map(|v| v as i64)),
             _ => None,
         };
-        self.read_scalar(visitor, true, read, V::visit_i64)
+        self.scalar_slow(visitor, true, read, V::visit_i64)
     }
 
     /// What `deserialize_bool`'s fast path does not take (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn bool_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let read = |r: &mut Reader<'de>, header| (header == BOOL).then(|| r.u32().map(|v| v != 0));
-        self.read_scalar(visitor, false, read, V::visit_bool)
+        self.scalar_slow(visitor, false, read, V::visit_bool)
     }
 
     /// What `deserialize_f32`'s fast path does not take (out of line, see [`Self::int_slow`]).
     #[inline(never)]
     fn f32_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let read = |r: &mut Reader<'de>, header| (header == FLOAT).then(|| r.f32());
-        self.read_scalar(visitor, true, read, V::visit_f32)
+        self.scalar_slow(visitor, true, read, V::visit_f32)
     }
 
     /// What `deserialize_f64`'s fast path does not take (out of line, see [`Self::int_slow`]).
@@ -277,7 +257,7 @@ impl<'de> Deserializer<'de> {
             h if h == FLOAT | FLAG_64 => Some(r.f64()),
             _ => None,
         };
-        self.read_scalar(visitor, true, read, V::visit_f64)
+        self.scalar_slow(visitor, true, read, V::visit_f64)
     }
 
     /// What `deserialize_str`'s fast path ([`Reader::plain_string`]) does not take: any other
@@ -286,7 +266,7 @@ impl<'de> Deserializer<'de> {
     fn str_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let max_len = self.opts.max_len;
         let read = |r: &mut Reader<'de>, header| (header == STRING).then(|| r.str(max_len));
-        self.read_scalar(visitor, false, read, V::visit_borrowed_str)
+        self.scalar_slow(visitor, false, read, V::visit_borrowed_str)
     }
 
     /// The untyped ARRAY and DICTIONARY headers in this version (the hot containers): derived
@@ -347,7 +327,7 @@ impl<'de> Deserializer<'de> {
         let Some((header, raw)) = self.open_container() else { return self.not_container(visitor) };
         let count = wire::count_of(raw, self.opts.max_len, start + 4)?;
         let result = if header == self.containers().0 {
-            self.elements::<_, false>(count, fields, None, visitor)
+            self.elements(count, fields, None, visitor)
         } else if self.keyed_seq && count == fields.len() && !self.retry {
             self.keyed(fields, visitor)
         } else {
@@ -477,19 +457,18 @@ impl<'de> Deserializer<'de> {
     fn seq<V: Visitor<'de>>(&mut self, count: usize, names: &'static [&'static str], visitor: V) -> Result<V::Value> {
         // Every element takes at least 4 bytes.
         let hint = self.r.prealloc(count, 4);
-        self.elements::<_, true>(count, names, Some(hint), visitor)
+        self.elements(count, names, Some(hint), visitor)
     }
 
     /// Visits the elements of an Array; `hint` is what the visitor may reserve for (`None` for
     /// a struct in Array form: serde's derived visitors never ask, so nothing is reserved for
-    /// them). `CURSOR`: the access may keep the position while the visitor runs (see
-    /// [`Elements`]); a sequence's loop gains, a struct's unrolled fields lost (measured).
+    /// them).
     #[expect(
         clippy::redundant_pattern_matching,
         reason = "`matches!` reads the value without borrowing it (see `keyed`)"
     )]
     #[inline]
-    fn elements<V: Visitor<'de>, const CURSOR: bool>(
+    fn elements<V: Visitor<'de>>(
         &mut self,
         count: usize,
         names: &'static [&'static str],
@@ -501,13 +480,9 @@ impl<'de> Deserializer<'de> {
             // Every element sits one level down: check once for all of them.
             self.check_depth()?;
         }
-        let mut rest = if CURSOR { Some(self.r.rest()) } else { None };
-        let mut remaining = count;
-        let access = Elements::<CURSOR> { de: self, rest: &mut rest, remaining: &mut remaining, count, names, hint };
-        let value = visitor.visit_seq(access);
-        if CURSOR && let Some(rest) = rest {
-            self.r.set_rest(rest);
-        }
+        let mut access = Elements { de: self, remaining: count, count, names, hint };
+        let value = visitor.visit_seq(&mut access);
+        let remaining = access.remaining;
         self.depth -= 1;
         // `value` is returned where the visitor built it (see `Self::keyed`).
         if remaining != 0 && matches!(value, Ok(_)) {
@@ -684,7 +659,7 @@ impl<'de> Deserializer<'de> {
     /// else (nested layouts, 64-bit reals, another type on the wire) goes through
     /// `deserialize_any`.
     ///
-    /// `skip`: see [`Self::scalar`].
+    /// `skip`: see [`Self::int`].
     #[inline]
     fn math<V: Visitor<'de>>(&mut self, skip: usize, ty: VariantType, visitor: V) -> Result<V::Value> {
         use VariantType as T;
@@ -1041,57 +1016,57 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Bool, visitor)
+        self.bool(0, visitor)
     }
 
     #[inline]
     fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::Int, visitor)
+        self.int(0, visitor)
     }
 
     #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::F32, visitor)
+        self.f32(0, visitor)
     }
 
     #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.scalar(0, Scalar::F64, visitor)
+        self.f64(0, visitor)
     }
 
     #[inline]
