@@ -405,6 +405,40 @@ impl BitWriter {
         }
     }
 
+    /// Deep mode: a property header (size + `hash`) and the `prim` value after it, as
+    /// [`write_u64`](Self::write_u64) of a placeholder, [`write_scalar`](Self::write_scalar) and
+    /// a patch of the size would write them. The size is known before anything is written (the
+    /// padding up to the header, its 64 bits and the value's width), so there is no patch, and
+    /// a byte-sized value goes out in the same append as its header.
+    #[inline(always)]
+    pub(crate) fn write_deep_scalar(&mut self, hash: u32, prim: Prim, v: Scalar) {
+        // The size counts from the unaligned position before the header.
+        let pad = (8 - self.used) & 7;
+        let (bits, word): (u32, u64) = match prim {
+            Prim::Bool => (1, v.as_bits() & 1),
+            Prim::I8 | Prim::U8 => (8, v.as_bits() & 0xFF),
+            Prim::I16 | Prim::U16 => (16, v.as_bits() & 0xFFFF),
+            Prim::I32 | Prim::U32 => (32, v.as_bits() & 0xFFFF_FFFF),
+            Prim::I64 | Prim::U64 => (64, v.as_bits()),
+            Prim::F32 => (32, u64::from(v.as_f32().to_bits())),
+            Prim::F64 => (64, v.as_f64().to_bits()),
+            Prim::SBits(n) | Prim::UBits(n) => {
+                self.write_u64(u64::from(pad + 64 + u32::from(n)) | u64::from(hash) << 32);
+                self.write_bits(v.as_bits() as u32, u32::from(n));
+                return;
+            }
+            // (Strings are not scalars: `write_scalar` writes nothing for them either.)
+            Prim::Str | Prim::WStr => (0, 0),
+        };
+        let header = u64::from(pad + 64 + bits) | u64::from(hash) << 32;
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&header.to_le_bytes());
+        bytes[8..].copy_from_slice(&word.to_le_bytes());
+        self.buf.extend_from_slice(&bytes[..8 + bits.div_ceil(8) as usize]);
+        // A bool leaves one bit used in its byte; every other value ends aligned.
+        self.used = bits & 7;
+    }
+
     /// Writes a length prefix. Compact: one bit `is_large`, then 7 bits when `n < 128`, else 31
     /// bits (unaligned). Plain: aligned `u16` for strings, aligned `u32` for containers.
     ///

@@ -21,6 +21,12 @@ pub(super) trait Target<'t>: Copy {
     /// The class index when a struct here is an object of a known class with nothing written
     /// before it (no presence bit, no header, not a container, not the root).
     fn plain_object(self, s: &Serializer<'t>) -> Option<u32>;
+    /// Deep mode, a property whose header the value writes: the property's hash, so that a
+    /// direct value is written with its header in one go.
+    #[inline(always)]
+    fn deep_hash(self) -> Option<u32> {
+        None
+    }
 }
 
 impl<'t> Target<'t> for &'t PropertyDef {
@@ -65,6 +71,32 @@ impl<'t> Target<'t> for &Slot<'t> {
     }
 }
 
+/// A deep-mode property of a plain scalar type ([`PropertyDef::direct`]) whose header is not
+/// written yet: a value of that type writes header and value together (the size is known up
+/// front), anything else goes on with a slot whose header the value writes ([`sf::HEADER`]).
+#[derive(Clone, Copy)]
+pub(super) struct DeepScalar<'t>(pub(super) &'t PropertyDef);
+
+impl<'t> Target<'t> for DeepScalar<'t> {
+    #[inline(always)]
+    fn direct(self, prim: Prim) -> bool {
+        self.0.direct == Some(prim)
+    }
+    /// (`direct` is only set for a property that is not a container.)
+    #[inline(always)]
+    fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
+        Slot { prop: Some(self.0), kind: self.0.kind, auto_type: 0, f: sf::HEADER }
+    }
+    #[inline(always)]
+    fn plain_object(self, _: &Serializer<'t>) -> Option<u32> {
+        None
+    }
+    #[inline(always)]
+    fn deep_hash(self) -> Option<u32> {
+        Some(self.0.hash)
+    }
+}
+
 /// Serializes a value into a [`Target`]: a property of the object being written (the header in
 /// deep mode is the caller's; the presence bit of shallow DELTA_ENCODE is written with the value,
 /// as the slot says), or a container's element.
@@ -85,7 +117,10 @@ impl<'a, 't, K: Target<'t>> PropSer<'a, 't, K> {
     #[inline(always)]
     fn scalar(self, prim: Prim, v: Scalar) -> Result<()> {
         if self.to.direct(prim) {
-            self.s.w.write_scalar(prim, v);
+            match self.to.deep_hash() {
+                Some(hash) => self.s.w.write_deep_scalar(hash, prim, v),
+                None => self.s.w.write_scalar(prim, v),
+            }
             return Ok(());
         }
         self.scalar_slow(prim, v)
@@ -145,7 +180,9 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
         // `ValueSer::serialize_str`'s fast case: a `std::string` with nothing before it.
         if self.to.direct(Prim::Str) {
             self.s.check_len(v.len(), true)?;
+            let patch = self.to.deep_hash().map(|hash| self.s.header(hash));
             self.s.w.write_string(v.as_bytes(), self.s.compact);
+            self.s.close(patch);
             return Ok(());
         }
         ser::Serializer::serialize_str(self.value(), v)

@@ -1,7 +1,7 @@
 //! The object and property writer: class resolution, shallow slots and deep headers, fields in
 //! or out of id order, and the end of an object.
 
-use super::field::PropSer;
+use super::field::{DeepScalar, PropSer};
 use super::value::ValueSer;
 use super::{Patch, Serializer, Slot, mismatch, sf};
 use crate::codec::BitWriter;
@@ -166,6 +166,11 @@ impl<'t> Serializer<'t> {
     pub(super) fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
         if prop.flags & self.deep_skip != 0 {
             return Ok(());
+        }
+        if prop.direct.is_some() {
+            // A plain scalar: the value writes the header (with its value when it is of the
+            // property's type).
+            return value.serialize(PropSer { s: self, to: DeepScalar(prop) });
         }
         let container = prop.slot_bits & sf::CONTAINER;
         if prop.kind == Kind::Auto {
