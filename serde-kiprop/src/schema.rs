@@ -443,6 +443,8 @@ pub struct ClassDef {
     all_included: InclusionCache,
     /// Whether a property is DELTA_ENCODE (shallow data may then leave it out).
     pub(crate) has_delta: bool,
+    /// Whether every property has a declared type (deep data then names each by one tag).
+    pub(crate) typed: bool,
 }
 
 /// See [`ClassDef::all_included`].
@@ -571,11 +573,13 @@ impl ClassDef {
             p.owns_tag = p.kind != Kind::Auto && by_tag.get(&p.hash).is_some_and(|s| s.prop as usize == i);
         }
         let has_delta = props.iter().any(|p| p.has(flags::DELTA_ENCODE));
+        let typed = props.iter().all(|p| p.kind != Kind::Auto);
         ClassDef {
             name,
             hash,
             bases,
             has_delta,
+            typed,
             props,
             by_tag,
             by_name,

@@ -4,7 +4,7 @@ use super::object::ObjectAccess;
 use super::value::{DSlot, ValueDe};
 use super::{Deserializer, Input};
 use crate::error::{Error, ErrorKind, Result};
-use crate::schema::{ClassDef, Kind};
+use crate::schema::ClassDef;
 use serde_core::de::{self, Deserialize, DeserializeSeed};
 use std::marker::PhantomData;
 
@@ -197,23 +197,7 @@ impl<'de, I: Input<'de>> PairsAccess<'_, 'de, '_, I> {
     #[inline]
     fn entry_value<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let (end, idx) = self.saved.take().ok_or_else(|| Error::new(ErrorKind::Message("value before key".into())))?;
-        let mut acc = ObjectAccess {
-            d: &mut *self.d,
-            class: self.class,
-            end,
-            idx,
-            header: 4,
-            by_index: false,
-            all_in: false,
-            pending: None,
-            presence: false,
-            pending_kind: Kind::Auto,
-            prop_end: 0,
-            done: false,
-            charge: false,
-            slots: 0,
-            count: 0,
-        };
+        let mut acc = ObjectAccess::resume(&mut *self.d, self.class, end, idx);
         let value = match acc.next_property()? {
             Some(_) if acc.idx == 2 => acc.value_at::<false, _>(seed)?,
             _ => return Err(Error::mismatch(&self.class.name, "the value property second")),
@@ -232,8 +216,8 @@ pub(super) struct ListAccess<'a, 'de, 't, I: Input<'de>> {
     pub(super) left: u32,
     /// Bits reserved per element still to come (0 for fixed arrays, whose length is the type's).
     pub(super) min_bits: u64,
-    /// The elements' reserved bits are given back by the caller after the visitor, not one
-    /// element at a time (elements that cannot hold a container: see [`ValueDe::list`]).
+    /// The elements' bits were not reserved (elements that cannot hold a container: see
+    /// [`ValueDe::list`]), so there is nothing to release per element.
     pub(super) deferred: bool,
 }
 

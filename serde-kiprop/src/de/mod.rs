@@ -316,6 +316,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         r.map_err(|Eof| self.eof())
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> Result<()> {
         if self.depth == 0 {
             return Err(self.err(ErrorKind::RecursionLimit));
@@ -325,6 +326,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         Ok(())
     }
 
+    #[inline(always)]
     fn leave(&mut self) {
         self.depth += 1;
         self.mark(|| trace::Mark::Leave);
@@ -352,12 +354,18 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     /// enclosing containers' remaining elements need, and reserves their bits.
     #[inline]
     fn reserve(&mut self, n: u32, min_bits: u64) -> Result<()> {
+        self.room(n, min_bits)?;
+        self.reserved += u64::from(n) * min_bits;
+        Ok(())
+    }
+
+    /// [`reserve`](Self::reserve)'s check alone: nothing is reserved.
+    #[inline(always)]
+    fn room(&self, n: u32, min_bits: u64) -> Result<()> {
         let avail = self.cur.remaining_bits(self.input.data()).saturating_sub(self.reserved);
-        let need = u64::from(n) * min_bits;
-        if need > avail {
+        if u64::from(n) * min_bits > avail {
             return Err(self.eof());
         }
-        self.reserved += need;
         Ok(())
     }
 

@@ -186,6 +186,13 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         fields: &'static [&'static str],
         charge: bool,
     ) -> Result<V::Value> {
+        if self.shallow && !header && !charge && !class.has_delta {
+            // (The tests `object_body` would make, in the order that tries the cheapest first;
+            // they have no effect but the classes' caches.)
+            if class.fields_are_props(fields) && class.all_included(&self.incl) {
+                return self.visit_plain(class, v);
+            }
+        }
         let mut access = self.object_body(class, header, fields, charge)?;
         // Shallow data whose every property is written, in the serde struct's field order: the
         // properties as a sequence (no keys), as formats without names hand derived structs.
@@ -200,6 +207,10 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
             // The common map: a serde struct of the class's properties (see `FieldMap`).
             if access.d.shallow {
                 v.visit_map(FieldMap::<_, true>(&mut access))?
+            } else if access.deep_in_order() {
+                // Every property once, in id order, with its declared type: what the map would
+                // hand out key by key, as a sequence (see `DeepSeq`).
+                v.visit_seq(DeepSeq(&mut access))?
             } else {
                 v.visit_map(FieldMap::<_, false>(&mut access))?
             }
@@ -213,6 +224,32 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         }
         access.finish()?;
         Ok(value)
+    }
+
+    /// [`visit_object`](Self::visit_object) for a shallow object of a class without DELTA_ENCODE
+    /// properties, every one of which passes the mask, whose serde fields are the properties in
+    /// id order: the properties as a [`PlainSeq`]. It is what [`PropertySeq`] gives such an
+    /// object, with no per-property test of the mode or of DELTA_ENCODE, and no [`ObjectAccess`]
+    /// unless the visitor leaves properties unread.
+    #[inline(always)]
+    fn visit_plain<V: Visitor<'de>>(&mut self, class: &'t ClassDef, v: V) -> Result<V::Value> {
+        self.enter()?;
+        let mut seq = PlainSeq { d: &mut *self, props: &class.props, idx: 0 };
+        let value = v.visit_seq(super::container::Inline(&mut seq))?;
+        let idx = seq.idx;
+        if idx != class.props.len() {
+            self.skip_plain(class, idx)?;
+        }
+        self.leave();
+        Ok(value)
+    }
+
+    /// Skips the properties from `idx` on that a visitor of [`visit_plain`](Self::visit_plain)
+    /// left unread, as [`ObjectAccess::finish`] does.
+    #[cold]
+    #[inline(never)]
+    fn skip_plain(&mut self, class: &'t ClassDef, idx: usize) -> Result<()> {
+        ObjectAccess::resume(self, class, 0, idx).skip_rest()
     }
 
     /// Peeks whether the next object slot is a null pointer (consuming it, or a skipped unknown
@@ -343,6 +380,30 @@ pub(super) struct ObjectAccess<'a, 'de, 't, I: Input<'de>> {
     pub(super) count: usize,
 }
 
+impl<'a, 'de, 't, I: Input<'de>> ObjectAccess<'a, 'de, 't, I> {
+    /// The properties of an object whose body was opened (and entered) elsewhere, from the one at
+    /// `idx` on (deep: the object ends at bit `end`), as a map of names.
+    pub(super) fn resume(d: &'a mut Deserializer<'de, 't, I>, class: &'t ClassDef, end: u64, idx: usize) -> Self {
+        ObjectAccess {
+            d,
+            class,
+            end,
+            idx,
+            header: 4,
+            by_index: false,
+            all_in: false,
+            pending: None,
+            presence: false,
+            pending_kind: Kind::Auto,
+            prop_end: 0,
+            done: false,
+            charge: false,
+            slots: 0,
+            count: 0,
+        }
+    }
+}
+
 impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     /// Finds the next property; `None` at the end of the object.
     #[inline(always)]
@@ -425,6 +486,34 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             }
         }
         self.next_deep_slow()
+    }
+
+    /// Deep mode, before any property is read: whether the object's properties are exactly the
+    /// class's, each once, in id order, each with the tag of its declared type and a size within
+    /// the object, so that [`next_deep`](Self::next_deep) would find property 0, 1, 2, … with no
+    /// lookup, skip or error, and the object ends after the last. The headers are only looked at
+    /// (the cursor does not move). Not with a dump (whose marks the map path records).
+    #[inline]
+    pub(super) fn deep_in_order(&self) -> bool {
+        let d = &*self.d;
+        if d.input.trace().is_some() || !self.class.typed {
+            return false;
+        }
+        let data = d.input.data();
+        let mut pos = d.cur.bit_pos();
+        for prop in &self.class.props {
+            // `next_deep`'s read: the header is aligned, its size the first 32 bits (counted from
+            // `pos`), its tag the next 32.
+            let at = (pos + 7) >> 3;
+            let Some(header) = data.get(at as usize..).and_then(<[u8]>::first_chunk::<8>) else { return false };
+            let word = u64::from_le_bytes(*header);
+            let prop_end = pos + (word & 0xFFFF_FFFF);
+            if prop.hash != (word >> 32) as u32 || prop_end > self.end || prop_end < (at << 3) + 64 {
+                return false;
+            }
+            pos = prop_end;
+        }
+        pos == self.end
     }
 
     /// [`next_deep`](Self::next_deep)'s answer: `prop` is pending, `next` the index after it.
@@ -548,6 +637,39 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
                 Ok(()) => {}
                 Err(e) if NAMED => return Err(e.in_field(&prop.name)),
                 Err(e) => return Err(e),
+            }
+        }
+        Ok(v)
+    }
+
+    /// A sequence's next property, in id order (`None` after the last), and the index moves past
+    /// it; after the last there is nothing left for [`finish`](Self::finish) to skip.
+    #[inline(always)]
+    fn next_in_order(&mut self) -> Option<&'t PropertyDef> {
+        let Some(prop) = self.class.props.get(self.idx) else {
+            self.done = true;
+            return None;
+        };
+        self.idx += 1;
+        self.done = self.idx == self.class.props.len();
+        Some(prop)
+    }
+
+    /// Reads deep property `prop`'s value as `kind`, then checks that it ended at `prop_end` (see
+    /// [`end_deep_property`](Self::end_deep_property)); an error names the property in its path.
+    #[inline(always)]
+    fn deep_value<S: DeserializeSeed<'de>>(
+        &mut self,
+        prop: &'t PropertyDef,
+        kind: Kind,
+        prop_end: u64,
+        seed: S,
+    ) -> Result<S::Value> {
+        let v = property_value(&mut *self.d, prop, kind, false, seed)?;
+        if self.d.pos() != prop_end || self.d.ignored {
+            let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence: false };
+            if let Err(e) = self.end_deep_property(&slot, prop_end) {
+                return Err(e.in_field(&prop.name));
             }
         }
         Ok(v)
@@ -765,13 +887,9 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
             return self.next_deep(seed);
         }
         let acc = &mut *self.0;
-        let Some(prop) = acc.class.props.get(acc.idx) else {
-            acc.done = true;
+        let Some(prop) = acc.next_in_order() else {
             return Ok(None);
         };
-        acc.idx += 1;
-        // After the last property there is nothing left for `finish` to skip.
-        acc.done = acc.idx == acc.class.props.len();
         let mut presence = false;
         if prop.has(flags::DELTA_ENCODE) {
             let d = &mut *acc.d;
@@ -785,11 +903,7 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
             }
             presence = true;
         }
-        let slot = DSlot { prop: Some(prop), kind: prop.kind, root: false, element: false, presence };
-        match seed.deserialize(ValueDe { d: &mut *acc.d, slot }) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) => Err(e.in_field(&prop.name)),
-        }
+        property_value(acc.d, prop, prop.kind, presence, seed).map(Some)
     }
 
     /// Inlined into the derived visitor (serde's default is a call per field).
@@ -842,17 +956,90 @@ impl<'de, I: Input<'de>> PropertySeq<'_, '_, 'de, '_, I> {
             _ => return Err(AbsentDe { d }.retry()),
         };
         acc.idx += 1;
-        let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence: false };
-        let v = match seed.deserialize(ValueDe { d: &mut *d, slot }) {
-            Ok(v) => v,
-            Err(e) => return Err(e.in_field(&prop.name)),
+        acc.deep_value(prop, kind, prop_end, seed).map(Some)
+    }
+}
+
+/// Reads `prop`'s value as `kind` (`presence`: its DELTA_ENCODE bit was read); an error names
+/// the property in its path.
+#[inline(always)]
+fn property_value<'de, 't, I: Input<'de>, S: DeserializeSeed<'de>>(
+    d: &mut Deserializer<'de, 't, I>,
+    prop: &'t PropertyDef,
+    kind: Kind,
+    presence: bool,
+    seed: S,
+) -> Result<S::Value> {
+    let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence };
+    match seed.deserialize(ValueDe { d, slot }) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(e.in_field(&prop.name)),
+    }
+}
+
+/// The properties of a shallow object as a sequence (see [`Deserializer::visit_plain`]).
+pub(super) struct PlainSeq<'a, 'de, 't, I: Input<'de>> {
+    d: &'a mut Deserializer<'de, 't, I>,
+    props: &'t [PropertyDef],
+    /// The next property.
+    idx: usize,
+}
+
+impl<'de, I: Input<'de>> de::SeqAccess<'de> for PlainSeq<'_, 'de, '_, I> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        let Some(prop) = self.props.get(self.idx) else {
+            return Ok(None);
         };
-        if d.pos() != prop_end || d.ignored {
-            if let Err(e) = acc.end_deep_property(&slot, prop_end) {
-                return Err(e.in_field(&prop.name));
-            }
-        }
-        Ok(Some(v))
+        self.idx += 1;
+        property_value(self.d, prop, prop.kind, false, seed).map(Some)
+    }
+
+    /// Inlined into the derived visitor (serde's default is a call per field).
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.props.len() - self.idx)
+    }
+}
+
+/// The properties of a deep object that [`ObjectAccess::deep_in_order`] found to be the class's
+/// in id order, as a sequence: the map's keys would be 0, 1, 2, … and its values these, read the
+/// same way (the property's declared type, its size checked after the value, errors named by the
+/// property), so a derived visitor builds the same struct with no key step. What a visitor leaves
+/// unread is skipped by [`ObjectAccess::finish`], as for the map.
+pub(super) struct DeepSeq<'b, 'a, 'de, 't, I: Input<'de>>(&'b mut ObjectAccess<'a, 'de, 't, I>);
+
+impl<'de, I: Input<'de>> de::SeqAccess<'de> for DeepSeq<'_, '_, 'de, '_, I> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        let acc = &mut *self.0;
+        let Some(prop) = acc.next_in_order() else {
+            return Ok(None);
+        };
+        let d = &mut *acc.d;
+        let start = d.pos();
+        // The header `deep_in_order` checked: only its size is needed again.
+        let word = d.cur.read_u64(d.input.data()).map_err(|_| d.eof())?;
+        let prop_end = start + (word & 0xFFFF_FFFF);
+        acc.deep_value(prop, prop.kind, prop_end, seed).map(Some)
+    }
+
+    /// Inlined into the derived visitor (serde's default is a call per field).
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.class.props.len() - self.0.idx)
     }
 }
 

@@ -155,20 +155,29 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
         let n = self.d.len(false)?;
         let elem = self.slot.element_of();
         let min_bits = self.d.min_bits(&elem);
-        self.d.reserve(n, min_bits)?;
-        if charge {
-            self.d.charge(crate::value::list_bytes(n as usize))?;
-        }
-        self.d.enter()?;
-        // Elements that hold no container never look at the reserved bits, so theirs are given
-        // back once, after the visitor, for every element it started to read (as many as the
-        // per-element release would have given back by then).
+        // Elements that hold no container never look at the reserved bits, so theirs are only
+        // checked here; what would still be reserved once the visitor is done (the bits of the
+        // elements it did not start to read, or all of them when the list is not handed out) is
+        // added then, which leaves the count where reserving them all and releasing one per
+        // element read would have left it.
         let deferred = matches!(elem.kind, Kind::Prim(_) | Kind::Enum | Kind::Leaf(_));
+        if deferred {
+            self.d.room(n, min_bits)?;
+        } else {
+            self.d.reserve(n, min_bits)?;
+        }
+        let opened = if charge { self.d.charge(crate::value::list_bytes(n as usize)) } else { Ok(()) };
+        if let Err(e) = opened.and_then(|()| self.d.enter()) {
+            if deferred {
+                self.d.reserved += u64::from(n) * min_bits;
+            }
+            return Err(e);
+        }
         let mut access = ListAccess { d: &mut *self.d, slot: elem, len: n, left: n, min_bits, deferred };
         let value = v.visit_seq(Inline(&mut access));
         let left = access.left;
-        if deferred {
-            self.d.reserved = self.d.reserved.saturating_sub(u64::from(n - left) * min_bits);
+        if deferred && left != 0 {
+            self.d.reserved += u64::from(left) * min_bits;
         }
         let value = value?;
         if left != 0 {
