@@ -439,6 +439,15 @@ impl BitWriter {
         self.used = bits & 7;
     }
 
+    /// Deep mode: a property header (size + `hash`) for a value of `value_bits` bits that
+    /// follows it, with the size known up front (the padding up to the header, its 64 bits and
+    /// the value's), so it is not patched afterwards.
+    #[inline(always)]
+    pub(crate) fn write_deep_header(&mut self, hash: u32, value_bits: u32) {
+        let pad = (8 - self.used) & 7;
+        self.write_u64(u64::from(pad.wrapping_add(64).wrapping_add(value_bits)) | u64::from(hash) << 32);
+    }
+
     /// Writes a length prefix. Compact: one bit `is_large`, then 7 bits when `n < 128`, else 31
     /// bits (unaligned). Plain: aligned `u16` for strings, aligned `u32` for containers.
     ///

@@ -71,18 +71,20 @@ impl<'t> Target<'t> for &Slot<'t> {
     }
 }
 
-/// A deep-mode property of a plain scalar type ([`PropertyDef::direct`]) whose header is not
-/// written yet: a value of that type writes header and value together (the size is known up
-/// front), anything else goes on with a slot whose header the value writes ([`sf::HEADER`]).
+/// A deep-mode property holding one number, string or enum value (not a container, not an
+/// object) whose header is not written yet: the value writes it. A value of the property's own
+/// type goes out with its header in one append (the size is known up front); anything else goes
+/// on with a slot whose header the value writes ([`sf::HEADER`]), as for untyped properties
+/// (`None` then writes nothing, which leaves the property out).
 #[derive(Clone, Copy)]
-pub(super) struct DeepScalar<'t>(pub(super) &'t PropertyDef);
+pub(super) struct DeepProp<'t>(pub(super) &'t PropertyDef);
 
-impl<'t> Target<'t> for DeepScalar<'t> {
+impl<'t> Target<'t> for DeepProp<'t> {
+    /// (Deep mode writes no presence bit, so a DELTA_ENCODE scalar is as plain as any.)
     #[inline(always)]
     fn direct(self, prim: Prim) -> bool {
-        self.0.direct == Some(prim)
+        self.0.kind == Kind::Prim(prim)
     }
-    /// (`direct` is only set for a property that is not a container.)
     #[inline(always)]
     fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
         Slot { prop: Some(self.0), kind: self.0.kind, auto_type: 0, f: sf::HEADER }
@@ -180,9 +182,19 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
         // `ValueSer::serialize_str`'s fast case: a `std::string` with nothing before it.
         if self.to.direct(Prim::Str) {
             self.s.check_len(v.len(), true)?;
-            let patch = self.to.deep_hash().map(|hash| self.s.header(hash));
+            if let Some(hash) = self.to.deep_hash() {
+                if !self.s.compact {
+                    // Aligned u16 length and the bytes: the size is known up front.
+                    self.s.w.write_deep_header(hash, 16 + 8 * v.len() as u32);
+                    self.s.w.write_string(v.as_bytes(), false);
+                    return Ok(());
+                }
+                let patch = self.s.header(hash);
+                self.s.w.write_string(v.as_bytes(), true);
+                self.s.close(Some(patch));
+                return Ok(());
+            }
             self.s.w.write_string(v.as_bytes(), self.s.compact);
-            self.s.close(patch);
             return Ok(());
         }
         ser::Serializer::serialize_str(self.value(), v)
@@ -196,6 +208,11 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     }
     #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<()> {
+        if self.to.deep_hash().is_some() {
+            // A deep slot has no presence bit: `ValueSer::serialize_some` would hand `v` the
+            // same slot, and this target falls back to it for all but its direct writes.
+            return v.serialize(self);
+        }
         ser::Serializer::serialize_some(self.value(), v)
     }
     fn serialize_unit(self) -> Result<()> {
@@ -206,6 +223,17 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     }
     #[inline]
     fn serialize_unit_variant(self, name: &'static str, i: u32, variant: &'static str) -> Result<()> {
+        if let Some(hash) = self.to.deep_hash() {
+            // `ValueSer::serialize_unit_variant`'s known option, with its header: the value is
+            // an unaligned u32 right after the aligned header, so an aligned one.
+            let slot = self.to.slot(self.s);
+            if slot.kind == Kind::Enum && !self.s.string_enums {
+                if let Some(v) = slot.prop.and_then(|p| p.variant_value(i, variant)) {
+                    self.s.w.write_deep_scalar(hash, Prim::U32, Scalar::UInt(u64::from(v)));
+                    return Ok(());
+                }
+            }
+        }
         ser::Serializer::serialize_unit_variant(self.value(), name, i, variant)
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, v: &T) -> Result<()> {

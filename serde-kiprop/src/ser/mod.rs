@@ -241,10 +241,9 @@ impl<'t> Serializer<'t> {
     #[inline(always)]
     fn header(&mut self, hash: u32) -> Patch {
         let start = self.w.bit_pos();
-        self.w.align();
-        let size_pos = self.w.bit_pos();
-        self.w.write_u32(0);
-        self.w.write_bits(hash, 32);
+        // (Aligns first: the size placeholder, then the hash, as one aligned word.)
+        self.w.write_u64(u64::from(hash) << 32);
+        let size_pos = self.w.bit_pos() - 64;
         Patch { start, size_pos }
     }
 

@@ -1,7 +1,7 @@
 //! The object and property writer: class resolution, shallow slots and deep headers, fields in
 //! or out of id order, and the end of an object.
 
-use super::field::{DeepScalar, PropSer};
+use super::field::{DeepProp, PropSer};
 use super::value::ValueSer;
 use super::{Patch, Serializer, Slot, mismatch, sf};
 use crate::codec::BitWriter;
@@ -167,10 +167,10 @@ impl<'t> Serializer<'t> {
         if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
-        if prop.direct.is_some() {
-            // A plain scalar: the value writes the header (with its value when it is of the
-            // property's type).
-            return value.serialize(PropSer { s: self, to: DeepScalar(prop) });
+        if matches!(prop.kind, Kind::Prim(_) | Kind::Enum) && prop.slot_bits & sf::CONTAINER == 0 {
+            // A single number, string or enum value: the value writes the header (with the value
+            // in one append when the size is known up front).
+            return value.serialize(PropSer { s: self, to: DeepProp(prop) });
         }
         let container = prop.slot_bits & sf::CONTAINER;
         if prop.kind == Kind::Auto {
