@@ -448,6 +448,16 @@ impl BitWriter {
         self.write_u64(u64::from(pad.wrapping_add(64).wrapping_add(value_bits)) | u64::from(hash) << 32);
     }
 
+    /// Deep mode: a container property's header (size placeholder + `hash`) and its plain
+    /// `u32` length, in one append (aligned first).
+    #[inline(always)]
+    pub(crate) fn write_deep_container_header(&mut self, hash: u32, len: u32) {
+        let mut bytes = [0u8; 12];
+        bytes[4..8].copy_from_slice(&hash.to_le_bytes());
+        bytes[8..].copy_from_slice(&len.to_le_bytes());
+        self.put(bytes);
+    }
+
     /// Writes a length prefix. Compact: one bit `is_large`, then 7 bits when `n < 128`, else 31
     /// bits (unaligned). Plain: aligned `u16` for strings, aligned `u32` for containers.
     ///

@@ -3,9 +3,9 @@
 //! its write. Anything but a number of the target's own type goes on as a [`ValueSer`] with the
 //! target's slot.
 
-use super::compound::{MapSer, SeqSer, StructInner, StructSer};
+use super::compound::{MapSer, SeqInner, SeqSer, StructInner, StructSer};
 use super::value::ValueSer;
-use super::{Serializer, Slot, sf};
+use super::{Patch, Serializer, Slot, sf};
 use crate::codec::{Prim, Scalar};
 use crate::error::{Error, Result};
 use crate::schema::{Kind, PropertyDef};
@@ -71,11 +71,11 @@ impl<'t> Target<'t> for &Slot<'t> {
     }
 }
 
-/// A deep-mode property holding one number, string or enum value (not a container, not an
-/// object) whose header is not written yet: the value writes it. A value of the property's own
-/// type goes out with its header in one append (the size is known up front); anything else goes
-/// on with a slot whose header the value writes ([`sf::HEADER`]), as for untyped properties
-/// (`None` then writes nothing, which leaves the property out).
+/// A deep-mode property holding a number, string or enum value, or a container, whose header
+/// is not written yet: the value writes it. A value of the property's own type goes out with
+/// its header in one append (the size is known up front), a container writes header and length
+/// together; anything else goes on with a slot whose header the value writes ([`sf::HEADER`]),
+/// as for untyped properties (`None` then writes nothing, which leaves the property out).
 #[derive(Clone, Copy)]
 pub(super) struct DeepProp<'t>(pub(super) &'t PropertyDef);
 
@@ -83,11 +83,11 @@ impl<'t> Target<'t> for DeepProp<'t> {
     /// (Deep mode writes no presence bit, so a DELTA_ENCODE scalar is as plain as any.)
     #[inline(always)]
     fn direct(self, prim: Prim) -> bool {
-        self.0.kind == Kind::Prim(prim)
+        self.0.kind == Kind::Prim(prim) && self.0.slot_bits & sf::CONTAINER == 0
     }
     #[inline(always)]
     fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
-        Slot { prop: Some(self.0), kind: self.0.kind, auto_type: 0, f: sf::HEADER }
+        Slot { prop: Some(self.0), kind: self.0.kind, auto_type: 0, f: sf::HEADER | (self.0.slot_bits & sf::CONTAINER) }
     }
     #[inline(always)]
     fn plain_object(self, _: &Serializer<'t>) -> Option<u32> {
@@ -248,9 +248,25 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     ) -> Result<()> {
         ser::Serializer::serialize_newtype_variant(self.value(), name, i, variant, v)
     }
-    #[inline]
+    #[inline(always)]
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
-        ser::Serializer::serialize_seq(self.value(), len)
+        let hash = self.to.deep_hash();
+        let vs = self.value();
+        if let (Some(hash), Some(n)) = (hash, len) {
+            // `ValueSer::seq`'s fast case (a container, plain length prefixes) for a deep
+            // property: header and length, the size patched at the end.
+            let s = vs.s;
+            if vs.slot.f == sf::HEADER | sf::CONTAINER && !s.compact && n <= u32::MAX as usize && s.depth != 0 {
+                s.depth -= 1;
+                let start = s.w.bit_pos();
+                s.w.write_deep_container_header(hash, n as u32);
+                let patch = Patch { start, size_pos: s.w.bit_pos() - 96 };
+                let slot = Slot { f: sf::ELEMENT, ..vs.slot };
+                return Ok(SeqSer(SeqInner::Container { s, slot, patch: Some(patch) }));
+            }
+            return ser::Serializer::serialize_seq(ValueSer { s, slot: vs.slot, variant: None }, len);
+        }
+        ser::Serializer::serialize_seq(vs, len)
     }
     #[inline]
     fn serialize_tuple(self, len: usize) -> Result<SeqSer<'a, 't>> {

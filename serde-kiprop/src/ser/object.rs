@@ -167,9 +167,9 @@ impl<'t> Serializer<'t> {
         if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
-        if matches!(prop.kind, Kind::Prim(_) | Kind::Enum) && prop.slot_bits & sf::CONTAINER == 0 {
-            // A single number, string or enum value: the value writes the header (with the value
-            // in one append when the size is known up front).
+        if !matches!(prop.kind, Kind::Object(_) | Kind::Leaf(_)) || prop.slot_bits & sf::CONTAINER != 0 {
+            // A number, string or enum value, or a container: the value writes the header (with
+            // the value in one append when the size is known up front).
             return value.serialize(PropSer { s: self, to: DeepProp(prop) });
         }
         let container = prop.slot_bits & sf::CONTAINER;
