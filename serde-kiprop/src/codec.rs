@@ -439,13 +439,23 @@ impl BitWriter {
         self.used = bits & 7;
     }
 
-    /// Deep mode: a property header (size + `hash`) for a value of `value_bits` bits that
-    /// follows it, with the size known up front (the padding up to the header, its 64 bits and
-    /// the value's), so it is not patched afterwards.
+    /// Deep mode: a property header (size + `hash`) and a plain (not compact) `std::string`
+    /// after it, as [`write_u64`](Self::write_u64) of a placeholder, [`write_string`](Self::write_string)
+    /// and a patch of the size would write them: the size is known up front (the padding up to
+    /// the header, its 64 bits, the 16-bit length and the bytes), and header and length go out
+    /// in one append after one capacity check. The caller checks the length limit.
     #[inline(always)]
-    pub(crate) fn write_deep_header(&mut self, hash: u32, value_bits: u32) {
+    pub(crate) fn write_deep_string(&mut self, hash: u32, bytes: &[u8]) {
         let pad = (8 - self.used) & 7;
-        self.write_u64(u64::from(pad.wrapping_add(64).wrapping_add(value_bits)) | u64::from(hash) << 32);
+        let size = pad + 64 + 16 + 8 * bytes.len() as u32;
+        let mut head = [0u8; 10];
+        head[..4].copy_from_slice(&size.to_le_bytes());
+        head[4..8].copy_from_slice(&hash.to_le_bytes());
+        head[8..].copy_from_slice(&(bytes.len() as u16).to_le_bytes());
+        self.used = 0;
+        self.buf.reserve(10 + bytes.len());
+        self.buf.extend_from_slice(&head);
+        self.buf.extend_from_slice(bytes);
     }
 
     /// Deep mode: a container property's header (size placeholder + `hash`) and its plain

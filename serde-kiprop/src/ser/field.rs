@@ -185,8 +185,7 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
             if let Some(hash) = self.to.deep_hash() {
                 if !self.s.compact {
                     // Aligned u16 length and the bytes: the size is known up front.
-                    self.s.w.write_deep_header(hash, 16 + 8 * v.len() as u32);
-                    self.s.w.write_string(v.as_bytes(), false);
+                    self.s.w.write_deep_string(hash, v.as_bytes());
                     return Ok(());
                 }
                 let patch = self.s.header(hash);
