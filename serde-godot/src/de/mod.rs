@@ -54,8 +54,11 @@ pub struct Deserializer<'de> {
     /// validating its UTF-8 again.
     fields: &'static [&'static str],
     next_field: usize,
-    /// Whether an object id or RID may be visited as an integer (inside [`crate::ObjectId`] /
-    /// [`crate::Rid`], or with [`Options::ids_as_integers`]).
+    /// Whether an object id or RID may be visited as an integer inside [`crate::ObjectId`] /
+    /// [`crate::Rid`] ([`Options::ids_as_integers`] allows it everywhere). Not set from the
+    /// options: reading a byte of `opts` here split the copy of `opts` into overlapping
+    /// 16-byte stores, and the count check's load of `max_len` right after them could not be
+    /// forwarded from either (a stall on every decode).
     ids_ok: bool,
     /// Whether a struct in Dictionary form whose keys are exactly its field names in order may
     /// be visited as a sequence of its values (see [`Self::keyed`]). Only the entry points that
@@ -89,7 +92,7 @@ impl<'de> Deserializer<'de> {
             depth: 0,
             fields: &[],
             next_field: 0,
-            ids_ok: opts.ids_as_integers,
+            ids_ok: false,
             keyed_seq: false,
             retry: false,
         }
@@ -146,7 +149,7 @@ impl<'de> Deserializer<'de> {
         let ty = self.types()[(header & 0xFF) as usize];
         let is_id =
             ty == Some(VariantType::Rid) || (ty == Some(VariantType::Object) && header & FLAG_OBJECT_AS_ID != 0);
-        if is_id && !self.ids_ok {
+        if is_id && !(self.ids_ok || self.opts.ids_as_integers) {
             let found = ty.expect("checked");
             let kind = ErrorKind::WrongType { expected: VariantType::Int, found };
             return Err(Error::at(kind, start).with_hint(
