@@ -100,9 +100,11 @@ impl<'t> Serializer<'t> {
             self.w.write_u32(class.hash);
             0
         } else {
-            // The tag, then the size placeholder (patched by `end_object`).
+            // The tag, then the size placeholder (patched by `end_object`), aligned: after the
+            // bytes already in the buffer (a partly filled last byte stays as it is).
+            let at = self.w.mark().0 as u64;
             self.w.write_u64(u64::from(class.hash));
-            self.w.bit_pos() - 32
+            (at + 4) * 8
         };
         let fast = self.shallow && class.all_included(&self.incl);
         Ok(ObjectState { class, cursor: 0, buffered: 0, fast, patched: false, size_pos, root: false })
