@@ -466,10 +466,6 @@ impl<'de> Deserializer<'de> {
     /// Visits the elements of an Array; `hint` is what the visitor may reserve for (`None` for
     /// a struct in Array form: serde's derived visitors never ask, so nothing is reserved for
     /// them).
-    #[expect(
-        clippy::redundant_pattern_matching,
-        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
-    )]
     #[inline]
     fn elements<V: Visitor<'de>>(
         &mut self,
@@ -487,19 +483,10 @@ impl<'de> Deserializer<'de> {
         let value = visitor.visit_seq(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
-        // `value` is returned where the visitor built it (see `Self::keyed`).
-        if remaining != 0 && matches!(value, Ok(_)) {
-            drop(value);
-            return short(count, count - remaining, "elements");
-        }
-        value
+        read_whole(value, count, remaining, "elements")
     }
 
     /// Visits the entries of a Dictionary.
-    #[expect(
-        clippy::redundant_pattern_matching,
-        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
-    )]
     #[inline]
     fn map<V: Visitor<'de>>(&mut self, count: usize, visitor: V) -> Result<V::Value> {
         self.depth += 1;
@@ -512,11 +499,7 @@ impl<'de> Deserializer<'de> {
         let value = visitor.visit_map(&mut access);
         let remaining = access.remaining;
         self.depth -= 1;
-        if remaining != 0 && matches!(value, Ok(_)) {
-            drop(value);
-            return short(count, count - remaining, "entries");
-        }
-        value
+        read_whole(value, count, remaining, "entries")
     }
 
     /// A struct in Dictionary form with as many entries as `fields`, visited as the sequence of
@@ -710,6 +693,20 @@ impl<'de> Deserializer<'de> {
         };
         result.map_err(|e| e.or_at(start))
     }
+}
+
+/// The end of a container's visit: `value` as the visitor built it, or "invalid length" when
+/// the visitor stopped with `remaining` of `count` elements (`what`) unread. `value` is taken
+/// and returned by value and never borrowed (`matches!`, not `is_ok`), so that it stays where
+/// the visitor built it, the caller's return slot (see `Deserializer::keyed`).
+#[expect(clippy::redundant_pattern_matching, reason = "`matches!` reads the value without borrowing it (see `keyed`)")]
+#[inline(always)]
+fn read_whole<T>(value: Result<T>, count: usize, remaining: usize, what: &'static str) -> Result<T> {
+    if remaining != 0 && matches!(value, Ok(_)) {
+        drop(value);
+        return short(count, count - remaining, what);
+    }
+    value
 }
 
 // The decoding entry points of `Options`: they live here, with the work, so that the settings
