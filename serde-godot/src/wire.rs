@@ -693,7 +693,8 @@ fn copy_short(dst: &mut [u8; 16], s: &[u8]) {
 #[inline(always)]
 pub(crate) fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
     let start = out.len();
-    let end = start + 8 + s.len() + pad4(s.len());
+    // `s` is short: the padded length as one round-up, not the length plus `pad4`.
+    let end = start + 8 + ((s.len() + 3) & !3);
     // Zero 24 bytes, write into them in place (a stack buffer copied out afterwards would stall
     // on store forwarding), then cut back to the padded length.
     out.extend_from_slice(&[0u8; 24]);
@@ -708,7 +709,6 @@ pub(crate) fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
 #[inline(always)]
 pub(crate) fn put_short_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
     let start = out.len();
-    let end = start + n + 8 + s.len() + pad4(s.len());
     out.extend_from_slice(&[0u8; 40]);
     let dst: &mut [u8; 40] = (&mut out[start..start + 40]).try_into().expect("40 bytes");
     // The prefix's bytes past `n` are zeros or overwritten by what follows.
@@ -716,7 +716,9 @@ pub(crate) fn put_short_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, wor
     let rest: &mut [u8; 24] = (&mut dst[n..n + 24]).try_into().expect("24 bytes");
     rest[..8].copy_from_slice(&word);
     copy_short((&mut rest[8..]).try_into().expect("16 bytes"), s);
-    out.truncate(end);
+    // `s` is short: its padded length as one round-up (not the length plus `pad4`), worked
+    // out after the writes so that fewer values are live across them.
+    out.truncate(start + n + 8 + ((s.len() + 3) & !3));
 }
 
 /// Appends length, bytes and zero padding of a string body.
@@ -730,12 +732,32 @@ pub(crate) fn put_str_body<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {
 }
 
 /// Appends a complete value: `header`, then the string body (STRING, STRING_NAME). Strings of
-/// up to 16 bytes (names, field names) inline; longer ones out of line.
+/// up to 16 bytes (names, field names) inline when the output has room for the 24-byte write;
+/// anything else out of line, as a tail call, so that the inline part saves no register.
 #[inline(always)]
 pub(crate) fn put_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
+    if s.len() <= 16 && out.has_room(SHORT) {
+        put_short_str_value(out, header, s);
+        return Ok(());
+    }
+    put_str_value_slow(out, header, s)
+}
+
+/// The room [`put_short`] writes into before cutting back.
+const SHORT: usize = 24;
+
+/// The short string case of [`put_str_value`].
+#[inline(always)]
+fn put_short_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) {
+    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
+    out.put_short(word, s);
+}
+
+/// [`put_str_value`] when the output must grow or the string is longer than 16 bytes.
+#[inline(never)]
+fn put_str_value_slow<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
     if s.len() <= 16 {
-        let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
-        out.put_short(word, s);
+        put_short_str_value(out, header, s);
         return Ok(());
     }
     put_long_str_value(out, header, s)

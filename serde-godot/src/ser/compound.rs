@@ -11,20 +11,20 @@ impl<'a, O: Output> Serializer<'a, O> {
     /// Starts an untyped ARRAY.
     #[inline]
     pub(super) fn begin_array(&mut self, len: Option<usize>) -> Result<Seq<'_, 'a, O>> {
-        let open = self.open(self.array, len)?;
+        let open = self.open(self.array(), len)?;
         Ok(Seq { ser: self, open })
     }
 
     /// Starts an untyped DICTIONARY.
     #[inline]
     pub(super) fn begin_dict(&mut self, len: Option<usize>) -> Result<Map<'_, 'a, O>> {
-        let open = self.open(self.dict, len)?;
+        let open = self.open(self.dict(), len)?;
         Ok(Map { ser: self, open })
     }
 
     /// Writes `{ "Variant": ` of an externally tagged enum and steps into the value.
     pub(super) fn begin_variant(&mut self, variant: &'static str) -> Result<()> {
-        self.out.put(&(self.dict as u64 | 1 << 32).to_le_bytes());
+        self.out.put(&(self.dict() as u64 | 1 << 32).to_le_bytes());
         self.string(variant)?;
         self.descend();
         self.check_depth()

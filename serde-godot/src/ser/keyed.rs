@@ -85,18 +85,41 @@ fn put_encoded<O: Output, const L: usize>(out: &mut O, words: u128, size: usize,
     }
 }
 
-/// A string value after its field's encoded key (the first `size` bytes of `key`).
+/// A string value after its field's encoded key (the first `SIZE` bytes of `key`: 8, 12 or 16,
+/// a constant, so that the string's place is a fixed offset).
+///
+/// The common case only — a string of at most 16 bytes into an output with room for the
+/// 40-byte write — is handled here, so that this function makes no call and saves no
+/// register; anything else goes to [`str_after_slow`] as a tail call.
 #[inline(never)]
-fn str_after<O: Output>(ser: &mut Serializer<'_, O>, key: u128, size: usize, v: &str) -> Result<()> {
-    // `size` is at most 16 already: the `min` tells the compiler, which drops a bounds check.
-    let size = size.min(16);
-    if v.len() <= 16 {
-        let word = ((STRING as u64) | ((v.len() as u64) << 32)).to_le_bytes();
-        ser.out.put_short_after(key.to_le_bytes(), size, word, v.as_bytes());
+fn str_after<O: Output, const SIZE: usize>(out: &mut O, key: u128, v: &str) -> Result<()> {
+    if v.len() <= 16 && out.has_room(SHORT_AFTER) {
+        put_short_str_after(out, key, SIZE, v);
         return Ok(());
     }
-    put_encoded::<O, 0>(&mut ser.out, key, size, 0);
-    ser.string(v)
+    str_after_slow(out, key, SIZE, v)
+}
+
+/// The room [`Output::put_short_after`] writes into before cutting back.
+const SHORT_AFTER: usize = 40;
+
+/// The short string case of [`str_after`].
+#[inline(always)]
+fn put_short_str_after<O: Output>(out: &mut O, key: u128, size: usize, v: &str) {
+    let word = ((STRING as u64) | ((v.len() as u64) << 32)).to_le_bytes();
+    out.put_short_after(key.to_le_bytes(), size, word, v.as_bytes());
+}
+
+/// [`str_after`] when the output must grow or the string is longer than 16 bytes.
+#[cold]
+#[inline(never)]
+fn str_after_slow<O: Output>(out: &mut O, key: u128, size: usize, v: &str) -> Result<()> {
+    if v.len() <= 16 {
+        put_short_str_after(out, key, size, v);
+        return Ok(());
+    }
+    put_encoded::<O, 0>(out, key, size, 0);
+    wire::put_str_value(out, STRING, v.as_bytes())
 }
 
 /// The serializer of a Dictionary-form struct field's value: see the module documentation.
@@ -187,7 +210,12 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
     #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<()> {
         let (key, size) = self.key.encoded();
-        str_after(self.ser, key, size, v)
+        let out = &mut self.ser.out;
+        match size {
+            8 => str_after::<O, 8>(out, key, v),
+            12 => str_after::<O, 12>(out, key, v),
+            _ => str_after::<O, 16>(out, key, v),
+        }
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {

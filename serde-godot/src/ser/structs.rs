@@ -18,8 +18,8 @@ impl<'a, O: Output> Serializer<'a, O> {
     #[inline]
     pub(super) fn begin_struct(&mut self, len: usize, levels: u8) -> Result<Struct<'_, 'a, O>> {
         let (kind, header) = match self.opts.struct_form {
-            StructForm::Dictionary => (StructKind::Dict, self.dict),
-            StructForm::Array => (StructKind::Array, self.array),
+            StructForm::Dictionary => (StructKind::Dict, self.dict()),
+            StructForm::Array => (StructKind::Array, self.array()),
         };
         let mut open = self.open(header, Some(len))?;
         open.levels += levels;

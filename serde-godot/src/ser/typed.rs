@@ -32,7 +32,8 @@ impl<'a, O: Output> Serializer<'a, O> {
     #[cold]
     fn begin_typed_array(&mut self, len: Option<usize>, spec: TypeSpec<'_>) -> Result<Seq<'_, 'a, O>> {
         let Some(spec) = self.typed(Some(spec)) else { return self.begin_array(len) };
-        wire::put_header(&mut self.out, self.array | spec.kind() << 16);
+        let header = self.array() | spec.kind() << 16;
+        wire::put_header(&mut self.out, header);
         self.put_type_spec(&spec)?;
         let mut open = self.open_count(len)?;
         open.check[0] = spec.variant_type() as u8;
@@ -53,7 +54,8 @@ impl<'a, O: Output> Serializer<'a, O> {
             return self.begin_dict(len);
         }
         let kinds = key.as_ref().map_or(0, TypeSpec::kind) << 16 | value.as_ref().map_or(0, TypeSpec::kind) << 18;
-        wire::put_header(&mut self.out, self.dict | kinds);
+        let header = self.dict() | kinds;
+        wire::put_header(&mut self.out, header);
         if let Some(spec) = &key {
             self.put_type_spec(spec)?;
         }

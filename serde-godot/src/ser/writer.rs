@@ -35,10 +35,6 @@ pub struct Serializer<'a, O: Output = Vec<u8>> {
     pub(super) out: O,
     target: &'a mut O,
     pub(super) opts: Options,
-    pub(super) ids: &'static [u8; 39],
-    /// Headers of ARRAY and DICTIONARY in this version (the hot containers).
-    pub(super) array: u32,
-    pub(super) dict: u32,
     pub(super) depth: usize,
     /// A NodePath's name count, subname count and absolute flag while its fields are written.
     pub(super) node_path: [u32; 3],
@@ -60,20 +56,34 @@ impl<'a, O: Output> Serializer<'a, O> {
     /// A serializer with `opts` writing to any [`Output`]: a `Vec<u8>`, a [`SliceOutput`] or a
     /// [`SizeCounter`].
     pub fn with_output(out: &'a mut O, opts: Options) -> Self {
-        let ids = wire::ids_table(opts.version);
-        let (array, dict) = (ids[VariantType::Array as usize] as u32, ids[VariantType::Dictionary as usize] as u32);
-        Serializer { out: std::mem::take(out), target: out, opts, ids, array, dict, depth: 0, node_path: [0; 3] }
+        // Nothing is derived from `opts` here (header ids are looked up where they are used,
+        // where the type is a constant): this runs on every call, and the per-message cost of
+        // small values is mostly this setup.
+        Serializer { out: std::mem::take(out), target: out, opts, depth: 0, node_path: [0; 3] }
+    }
+
+    /// The header of ARRAY in this version.
+    #[inline(always)]
+    pub(super) fn array(&self) -> u32 {
+        wire::ids_table(self.opts.version)[VariantType::Array as usize] as u32
+    }
+
+    /// The header of DICTIONARY in this version.
+    #[inline(always)]
+    pub(super) fn dict(&self) -> u32 {
+        wire::ids_table(self.opts.version)[VariantType::Dictionary as usize] as u32
     }
 
     /// The header id of `ty` in this version, or an error for Godot 4-only types in Godot 3 mode.
     #[inline]
     pub(super) fn id(&self, ty: VariantType) -> Result<u32> {
         // Nil to Vector2 have the same id in both generations: a constant, not a table load,
-        // once `ty` is one.
+        // once `ty` is one. For the others, a constant `ty` makes the lookup a choice between
+        // two constants by the version (and drops the error where both versions have the type).
         if ty as u32 <= VariantType::Vector2 as u32 {
             return Ok(ty as u32);
         }
-        match self.ids[ty as usize] {
+        match wire::ids_table(self.opts.version)[ty as usize] {
             0xFF => Err(Error::new(ErrorKind::UnsupportedInVersion(ty))),
             id => Ok(id as u32),
         }
@@ -271,6 +281,13 @@ pub trait Output: Default + sealed::Sealed {
         self.put(&[0; 4][..wire::pad4(s.len())]);
     }
 
+    /// Whether `n` more bytes fit without growing (always, where growing means nothing).
+    #[inline(always)]
+    fn has_room(&self, n: usize) -> bool {
+        let _ = n;
+        true
+    }
+
     /// Makes room for `n` more bytes, where that means anything.
     #[inline]
     fn reserve(&mut self, n: usize) {
@@ -310,6 +327,11 @@ impl Output for Vec<u8> {
     #[inline(always)]
     fn put_padded(&mut self, s: &[u8]) {
         wire::put_padded(self, s);
+    }
+
+    #[inline(always)]
+    fn has_room(&self, n: usize) -> bool {
+        self.capacity() - self.len() >= n
     }
 
     #[inline(always)]
