@@ -571,3 +571,130 @@ fn type_lists_load_in_linear_time() {
     .size(32 << 10)
     .run(|b| TypeList::from_json(std::str::from_utf8(b).unwrap()).map(|t| t.len()).unwrap_or(0));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The deep in-order pre-scan: a deep object whose serde struct's fields are its class's
+// properties is first checked header by header (every property once, in id order, sizes within
+// the object) and then read as a sequence; anything else goes to the map. The scan reads only
+// headers inside the object, so bad sizes must end it (an error from the map path, no panic) and
+// its work must stay linear in the object's properties.
+
+/// Properties of `class Wide`: more than the largest scaling input below holds.
+const WIDE: usize = 1 << 15;
+/// Properties of `class Narrow` (small enough for every mutation of a whole object).
+const NARROW: usize = 24;
+
+/// The names `m_0`, `m_1`, … of a class of `n` properties (the struct's serde fields).
+fn wide_fields(n: usize) -> &'static [&'static str] {
+    static WIDE_FIELDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    static NARROW_FIELDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let cell = if n == WIDE { &WIDE_FIELDS } else { &NARROW_FIELDS };
+    cell.get_or_init(|| (0..n).map(|i| &*format!("m_{i}").leak()).collect())
+}
+
+/// `class Wide` and `class Narrow`: `unsigned int` properties `m_0`, `m_1`, … in id order.
+fn wide_types() -> &'static TypeList {
+    static TYPES: std::sync::OnceLock<TypeList> = std::sync::OnceLock::new();
+    TYPES.get_or_init(|| {
+        let class = |name: &str, n: usize| {
+            let props: Vec<String> = (0..n)
+                .map(|i| format!("\"m_{i}\": {{\"type\": \"unsigned int\", \"id\": {i}, \"flags\": 7}}"))
+                .collect();
+            format!("\"class {name}\": {{\"properties\": {{{}}}}}", props.join(","))
+        };
+        TypeList::from_json(&format!("{{{}, {}}}", class("Wide", WIDE), class("Narrow", NARROW))).unwrap()
+    })
+}
+
+/// A serde struct whose fields are `class Wide`'s (`N == WIDE`) or `class Narrow`'s properties:
+/// how many it read, and whether they came as a sequence (the pre-scan passed) or a map.
+#[derive(Debug)]
+struct Wide<const N: usize> {
+    read: usize,
+    seq: bool,
+}
+
+impl<'de, const N: usize> Deserialize<'de> for Wide<N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<const N: usize>;
+        impl<'de, const N: usize> serde::de::Visitor<'de> for V<N> {
+            type Value = Wide<N>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a wide object")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Wide<N>, A::Error> {
+                let mut read = 0;
+                while a.next_element::<u32>()?.is_some() {
+                    read += 1;
+                }
+                Ok(Wide { read, seq: true })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Wide<N>, A::Error> {
+                let mut read = 0;
+                while a.next_key::<serde::de::IgnoredAny>()?.is_some() {
+                    a.next_value::<u32>()?;
+                    read += 1;
+                }
+                Ok(Wide { read, seq: false })
+            }
+        }
+        let name = if N == WIDE { "class Wide" } else { "class Narrow" };
+        d.deserialize_struct(name, wide_fields(N), V::<N>)
+    }
+}
+
+/// A deep `class Wide` (or `Narrow`) object of `props` properties in id order, each 96 bits (its
+/// header and an `unsigned int`); `size(i)` is the size field of property `i` (96 when valid).
+fn wide_blob(class: &str, props: usize, size: impl Fn(usize) -> u32) -> Vec<u8> {
+    let mut w = BitWriter::new();
+    w.write_u32(serde_kiprop::hash::string_id(class.as_bytes()));
+    w.write_u32(32 + 96 * props as u32);
+    for i in 0..props {
+        w.write_u32(size(i));
+        w.write_u32(serde_kiprop::hash::property_tag("unsigned int", &format!("m_{i}")));
+        w.write_u32(i as u32);
+    }
+    w.finish()
+}
+
+#[test]
+fn deep_in_order_prescan_survives_bad_sizes() {
+    let types = wide_types();
+    let deep = Options::new().deep(true);
+    let decode = |b: &[u8]| deep.from_slice::<Wide<WIDE>>(b, types);
+    // Thousands of properties in order: one sequence.
+    let ok = decode(&wide_blob("class Wide", WIDE, |_| 96)).unwrap();
+    assert!(ok.seq && ok.read == WIDE, "{ok:?}");
+    // The last property's size points past the end of the input: the scan walks every header,
+    // fails, and the map path reports the property.
+    let last = wide_blob("class Wide", WIDE, |i| if i == WIDE - 1 { u32::MAX - 64 } else { 96 });
+    let err = decode(&last).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::PropertySizeMismatch { .. }), "{err}");
+    // Every property's size points past the end, or is shorter than its header.
+    for bad in [u32::MAX, 1 << 31, 96 * 4096, 63, 0] {
+        let err = decode(&wide_blob("class Wide", 4096, |_| bad)).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::PropertySizeMismatch { .. }), "size {bad}: {err}");
+    }
+    // Fewer properties than the class has (the object ends early): a map, read to its end.
+    let short = decode(&wide_blob("class Wide", 4096, |_| 96)).unwrap();
+    assert!(!short.seq && short.read == 4096, "{short:?}");
+    // The object's own size points past the end of the input.
+    let mut bytes = wide_blob("class Wide", 4096, |_| 96);
+    bytes[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    let err = decode(&bytes).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::ObjectSizeMismatch { .. }), "{err}");
+    // Every truncation, byte change and random mutation of a whole (small) object.
+    let narrow = wide_blob("class Narrow", NARROW, |_| 96);
+    assert!(deep.from_slice::<Wide<NARROW>>(&narrow, types).unwrap().seq);
+    testkit::DecoderCheck::new()
+        .fixture("deep-narrow", &narrow)
+        .max_alloc(testkit::alloc::default_bound)
+        .run(|b| deep.from_slice::<Wide<NARROW>>(b, types).map(|w| w.read));
+    // Linear work: thousands of in-order properties, the last one's size past the end.
+    testkit::scaling::Case::new("kiprop deep: in-order properties, the last one's size past the end", |n| {
+        let props = n / 12;
+        wide_blob("class Wide", props, |i| if i + 1 == props { u32::MAX - 64 } else { 96 })
+    })
+    .size(8 << 10)
+    .run(|b| decode(b).is_err());
+}
