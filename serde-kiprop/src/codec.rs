@@ -392,16 +392,17 @@ impl BitWriter {
     /// are truncated to the type's width (range checks belong to the caller).
     #[inline(always)]
     pub fn write_scalar(&mut self, prim: Prim, v: Scalar) {
+        let (bits, word) = prim.wire_word(v);
         match prim {
-            Prim::Bool => self.write_bool(v.as_bits() != 0),
-            Prim::I8 | Prim::U8 => self.put([v.as_bits() as u8]),
-            Prim::I16 | Prim::U16 => self.put((v.as_bits() as u16).to_le_bytes()),
-            Prim::I32 | Prim::U32 => self.write_u32(v.as_bits() as u32),
-            Prim::I64 | Prim::U64 => self.write_u64(v.as_bits()),
-            Prim::F32 => self.write_u32(v.as_f32().to_bits()),
-            Prim::F64 => self.write_u64(v.as_f64().to_bits()),
-            Prim::SBits(n) | Prim::UBits(n) => self.write_bits(v.as_bits() as u32, u32::from(n)),
+            Prim::Bool => self.write_bool(word != 0),
+            Prim::SBits(_) | Prim::UBits(_) => self.write_bits(word as u32, bits),
+            // (Strings are not scalars: nothing.)
             Prim::Str | Prim::WStr => {}
+            // Whole bytes, aligned: the word's low `bits / 8` bytes.
+            _ => {
+                self.used = 0;
+                self.buf.extend_from_slice(&word.to_le_bytes()[..(bits / 8) as usize]);
+            }
         }
     }
 
@@ -414,23 +415,14 @@ impl BitWriter {
     pub(crate) fn write_deep_scalar(&mut self, hash: u32, prim: Prim, v: Scalar) {
         // The size counts from the unaligned position before the header.
         let pad = (8 - self.used) & 7;
-        let (bits, word): (u32, u64) = match prim {
-            Prim::Bool => (1, v.as_bits() & 1),
-            Prim::I8 | Prim::U8 => (8, v.as_bits() & 0xFF),
-            Prim::I16 | Prim::U16 => (16, v.as_bits() & 0xFFFF),
-            Prim::I32 | Prim::U32 => (32, v.as_bits() & 0xFFFF_FFFF),
-            Prim::I64 | Prim::U64 => (64, v.as_bits()),
-            Prim::F32 => (32, u64::from(v.as_f32().to_bits())),
-            Prim::F64 => (64, v.as_f64().to_bits()),
-            Prim::SBits(n) | Prim::UBits(n) => {
-                self.write_u64(u64::from(pad + 64 + u32::from(n)) | u64::from(hash) << 32);
-                self.write_bits(v.as_bits() as u32, u32::from(n));
-                return;
-            }
-            // (Strings are not scalars: `write_scalar` writes nothing for them either.)
-            Prim::Str | Prim::WStr => (0, 0),
-        };
+        let (bits, word) = prim.wire_word(v);
         let header = u64::from(pad + 64 + bits) | u64::from(hash) << 32;
+        if let Prim::SBits(_) | Prim::UBits(_) = prim {
+            // Unaligned after the aligned header.
+            self.write_u64(header);
+            self.write_bits(word as u32, bits);
+            return;
+        }
         let mut bytes = [0u8; 16];
         bytes[..8].copy_from_slice(&header.to_le_bytes());
         bytes[8..].copy_from_slice(&word.to_le_bytes());
@@ -689,6 +681,24 @@ pub enum Prim {
 }
 
 impl Prim {
+    /// A value's width on the wire in bits and its bits as written (truncated to that width,
+    /// floats as their IEEE-754 bits): the one table [`BitWriter::write_scalar`] and
+    /// [`BitWriter::write_deep_scalar`] share. Strings are not scalars: `(0, 0)`, nothing written.
+    #[inline(always)]
+    pub(crate) fn wire_word(self, v: Scalar) -> (u32, u64) {
+        match self {
+            Prim::Bool => (1, u64::from(v.as_bits() != 0)),
+            Prim::I8 | Prim::U8 => (8, v.as_bits() & 0xFF),
+            Prim::I16 | Prim::U16 => (16, v.as_bits() & 0xFFFF),
+            Prim::I32 | Prim::U32 => (32, v.as_bits() & 0xFFFF_FFFF),
+            Prim::I64 | Prim::U64 => (64, v.as_bits()),
+            Prim::F32 => (32, u64::from(v.as_f32().to_bits())),
+            Prim::F64 => (64, v.as_f64().to_bits()),
+            Prim::SBits(n) | Prim::UBits(n) => (u32::from(n), v.as_bits() & mask(u32::from(n))),
+            Prim::Str | Prim::WStr => (0, 0),
+        }
+    }
+
     /// The canonical C++ type string of this encoding (used for deep-mode hashes when a static
     /// schema leaves the type to the Rust type).
     pub const fn type_name(self) -> &'static str {
