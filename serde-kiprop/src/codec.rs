@@ -450,14 +450,43 @@ impl BitWriter {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Deep mode: a container property's header (size placeholder + `hash`) and its plain
-    /// `u32` length, in one append (aligned first).
+    /// Deep mode: a property header whose size is not known yet (a size placeholder, then
+    /// `hash`, as one aligned word), for [`end_deep`](Self::end_deep) to fill in.
     #[inline(always)]
-    pub(crate) fn write_deep_container_header(&mut self, hash: u32, len: u32) {
+    pub(crate) fn write_deep_header(&mut self, hash: u32) -> Patch {
+        let patch = self.deep_patch();
+        self.write_u64(u64::from(hash) << 32);
+        patch
+    }
+
+    /// Deep mode: a container property's header (size placeholder + `hash`) and its plain
+    /// `u32` length, in one append (aligned first), for [`end_deep`](Self::end_deep) to fill in.
+    #[inline(always)]
+    pub(crate) fn write_deep_container_header(&mut self, hash: u32, len: u32) -> Patch {
+        let patch = self.deep_patch();
         let mut bytes = [0u8; 12];
         bytes[4..8].copy_from_slice(&hash.to_le_bytes());
         bytes[8..].copy_from_slice(&len.to_le_bytes());
         self.put(bytes);
+        patch
+    }
+
+    /// A deep property header about to be written here: its size counts from the unaligned
+    /// position, and its size field is the first aligned word (a partly filled last byte is
+    /// already in the buffer, so that word starts at the buffer's length).
+    #[inline(always)]
+    fn deep_patch(&self) -> Patch {
+        Patch { start: self.bit_pos(), size_at: self.buf.len() }
+    }
+
+    /// Fills in the size of the deep property `patch` (from
+    /// [`write_deep_header`](Self::write_deep_header) or
+    /// [`write_deep_container_header`](Self::write_deep_container_header)): everything written
+    /// since it started.
+    #[inline(always)]
+    pub(crate) fn end_deep(&mut self, patch: Patch) {
+        let size = self.bit_pos() - patch.start;
+        self.patch_u32_at(patch.size_at, size as u32);
     }
 
     /// Writes a length prefix. Compact: one bit `is_large`, then 7 bits when `n < 128`, else 31
@@ -590,6 +619,15 @@ impl BitWriter {
     pub fn to_bytes(&self) -> Vec<u8> {
         self.buf.clone()
     }
+}
+
+/// A deep property header waiting for its size ([`BitWriter::end_deep`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Patch {
+    /// The bit position before the header (the size counts from there).
+    start: u64,
+    /// The byte index of the size field.
+    size_at: usize,
 }
 
 /// A simple value as read from or written to the stream.

@@ -5,7 +5,7 @@
 
 use super::compound::{MapSer, SeqInner, SeqSer, StructInner, StructSer};
 use super::value::ValueSer;
-use super::{Patch, Serializer, Slot, sf};
+use super::{Serializer, Slot, sf};
 use crate::codec::{Prim, Scalar};
 use crate::error::{Error, Result};
 use crate::schema::{Kind, PropertyDef};
@@ -257,9 +257,7 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
             let s = vs.s;
             if vs.slot.f == sf::HEADER | sf::CONTAINER && !s.compact && n <= u32::MAX as usize && s.depth != 0 {
                 s.depth -= 1;
-                let start = s.w.bit_pos();
-                s.w.write_deep_container_header(hash, n as u32);
-                let patch = Patch { start, size_pos: s.w.bit_pos() - 96 };
+                let patch = s.w.write_deep_container_header(hash, n as u32);
                 let slot = Slot { f: sf::ELEMENT, ..vs.slot };
                 return Ok(SeqSer(SeqInner::Container { s, slot, patch: Some(patch) }));
             }

@@ -1,7 +1,7 @@
 //! The serde `Serializer`: writes derived structs (and [`Value`]s) as KI objects,
 //! driven by the class schemas of a [`TypeList`].
 
-use crate::codec::{BitWriter, Prim, Scalar};
+use crate::codec::{BitWriter, Patch, Prim, Scalar};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::string_id;
 use crate::options::{Inclusion, Options, frame, serializer_flags};
@@ -175,11 +175,6 @@ impl<'t> Slot<'t> {
     }
 }
 
-struct Patch {
-    start: u64,
-    size_pos: u64,
-}
-
 fn mismatch(slot: &Slot<'_>, expected: &str) -> Error {
     let what = match slot.kind {
         Kind::Auto => "a value of a type without a KI mapping".to_owned(),
@@ -240,18 +235,13 @@ impl<'t> Serializer<'t> {
     /// Writes a deep property header (size placeholder + hash) from the unaligned position.
     #[inline(always)]
     fn header(&mut self, hash: u32) -> Patch {
-        let start = self.w.bit_pos();
-        // (Aligns first: the size placeholder, then the hash, as one aligned word.)
-        self.w.write_u64(u64::from(hash) << 32);
-        let size_pos = self.w.bit_pos() - 64;
-        Patch { start, size_pos }
+        self.w.write_deep_header(hash)
     }
 
     #[inline(always)]
     fn close(&mut self, patch: Option<Patch>) {
         if let Some(p) = patch {
-            let size = self.w.bit_pos() - p.start;
-            self.w.patch_u32_at((p.size_pos / 8) as usize, size as u32);
+            self.w.end_deep(p);
         }
     }
 

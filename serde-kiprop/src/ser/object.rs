@@ -3,8 +3,8 @@
 
 use super::field::{DeepProp, PropSer};
 use super::value::ValueSer;
-use super::{Patch, Serializer, Slot, mismatch, sf};
-use crate::codec::BitWriter;
+use super::{Serializer, Slot, mismatch, sf};
+use crate::codec::{BitWriter, Patch};
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ClassDef, Kind, PropertyDef, flags};
 use crate::value::Value;
