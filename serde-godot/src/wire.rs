@@ -783,7 +783,7 @@ pub(crate) fn put_name_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> R
 
 /// [`put_str_value`] of a string longer than 16 bytes.
 #[inline(never)]
-fn put_long_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
+pub(crate) fn put_long_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
     let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
     len_u32(s.len())?;
     out.reserve(s.len() + 12);

@@ -110,8 +110,8 @@ fn put_short_str_after<O: Output>(out: &mut O, key: u128, size: usize, v: &str) 
     out.put_short_after(key.to_le_bytes(), size, word, v.as_bytes());
 }
 
-/// [`str_after`] when the output must grow or the string is longer than 16 bytes.
-#[cold]
+/// [`str_after`] when the output must grow or the string is longer than 16 bytes (not
+/// `#[cold]`: long strings are common in some data, a log's messages).
 #[inline(never)]
 fn str_after_slow<O: Output>(out: &mut O, key: u128, size: usize, v: &str) -> Result<()> {
     if v.len() <= 16 {
@@ -119,7 +119,7 @@ fn str_after_slow<O: Output>(out: &mut O, key: u128, size: usize, v: &str) -> Re
         return Ok(());
     }
     put_encoded::<O, 0>(out, key, size, 0);
-    wire::put_str_value(out, STRING, v.as_bytes())
+    wire::put_long_str_value(out, STRING, v.as_bytes())
 }
 
 /// The serializer of a Dictionary-form struct field's value: see the module documentation.

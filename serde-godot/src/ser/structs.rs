@@ -90,8 +90,8 @@ enum StructKind {
     Array,
     /// A math type's components, which must end at `Struct::at`.
     Raw(VariantType),
-    /// A NodePath whose three header words are at `Struct::at` (counted in
-    /// `Serializer::node_path` while the fields are written).
+    /// A NodePath whose three header words are at `Struct::at` (counted in `Struct::words`
+    /// while the fields are written: names, subnames, absolute flag, 32 bits each).
     NodePath,
     Signal,
     FullObject,
@@ -105,7 +105,7 @@ pub struct Struct<'s, 'a, O: Output = Vec<u8>> {
     kind: StructKind,
     at: usize,
     /// A math type's 4-byte words not yet written (the header, then components), the first in
-    /// the low bits; `Open::count` says how many (at most 3).
+    /// the low bits; `Open::count` says how many (at most 3). A NodePath's counts.
     words: u128,
     /// The name of the Dictionary-form field whose value this math type is, written with the
     /// first pending words.
@@ -138,7 +138,11 @@ impl<O: Output> Struct<'_, '_, O> {
             StructKind::Raw(_) => self.component(value),
             // Through the serializer, not `self`: keeping the compound's address private lets
             // it live in registers on the hot path.
-            kind => self.ser.special_field(kind, key, value),
+            // The NodePath counts go in and out by value, for the same reason.
+            kind => {
+                self.words = self.ser.special_field(kind, key, value, self.words)?;
+                Ok(())
+            }
         }
     }
 
@@ -203,9 +207,13 @@ impl<O: Output> Struct<'_, '_, O> {
             StructKind::Dict | StructKind::Array => self.ser.close(self.open),
             StructKind::Raw(_) => {
                 self.flush_component();
-                if self.ser.out.len() == self.at { Ok(()) } else { self.ser.special_end(self.kind, self.at, self.open) }
+                if self.ser.out.len() == self.at {
+                    Ok(())
+                } else {
+                    self.ser.special_end(self.kind, self.at, self.open, 0)
+                }
             }
-            kind => self.ser.special_end(kind, self.at, self.open),
+            kind => self.ser.special_end(kind, self.at, self.open, self.words),
         }
     }
 }
@@ -219,36 +227,36 @@ impl<O: Output> Serializer<'_, O> {
         value.serialize(Raw::new(&mut self.out, Accept::MATH))
     }
 
-    /// A field of one of Godot's struct-like types.
+    /// A field of one of Godot's struct-like types; `words` are a NodePath's counts so far,
+    /// returned updated.
     #[cold]
-    fn special_field<T: Serialize + ?Sized>(&mut self, kind: StructKind, key: &'static str, value: &T) -> Result<()> {
+    fn special_field<T: Serialize + ?Sized>(
+        &mut self,
+        kind: StructKind,
+        key: &'static str,
+        value: &T,
+        words: u128,
+    ) -> Result<u128> {
         let out = &mut self.out;
+        // A NodePath's count in lane `lane` of `words`.
+        let set = |lane: u32, n: u32| words & !((u32::MAX as u128) << (32 * lane)) | (n as u128) << (32 * lane);
         match (kind, key) {
-            (StructKind::Raw(_), _) => value.serialize(Raw::new(out, Accept::MATH)),
-            (StructKind::NodePath, "absolute") => {
-                self.node_path[2] = value.serialize(BoolCapture)? as u32;
-                Ok(())
-            }
-            (StructKind::NodePath, "names") => {
-                self.node_path[0] = value.serialize(StrList { out, max: self.opts.max_len })?;
-                Ok(())
-            }
-            (StructKind::NodePath, "subnames") => {
-                self.node_path[1] = value.serialize(StrList { out, max: self.opts.max_len })?;
-                Ok(())
-            }
+            (StructKind::Raw(_), _) => value.serialize(Raw::new(out, Accept::MATH)).map(|()| words),
+            (StructKind::NodePath, "absolute") => Ok(set(2, value.serialize(BoolCapture)? as u32)),
+            (StructKind::NodePath, "names") => Ok(set(0, value.serialize(StrList { out, max: self.opts.max_len })?)),
+            (StructKind::NodePath, "subnames") => Ok(set(1, value.serialize(StrList { out, max: self.opts.max_len })?)),
             (StructKind::Signal, "name") | (StructKind::FullObject, "class") => {
-                value.serialize(Raw::new(out, Accept::STR))
+                value.serialize(Raw::new(out, Accept::STR)).map(|()| words)
             }
-            (StructKind::Signal, "object") => value.serialize(Raw::new(out, Accept::U64)),
-            (StructKind::FullObject, "properties") => value.serialize(Props { ser: self }),
+            (StructKind::Signal, "object") => value.serialize(Raw::new(out, Accept::U64)).map(|()| words),
+            (StructKind::FullObject, "properties") => value.serialize(Props { ser: self }).map(|()| words),
             _ => Err(unexpected("a Godot type's fields")),
         }
     }
 
-    /// The end of one of Godot's struct-like types.
+    /// The end of one of Godot's struct-like types (`words`: a NodePath's counts).
     #[cold]
-    fn special_end(&mut self, kind: StructKind, at: usize, open: Open) -> Result<()> {
+    fn special_end(&mut self, kind: StructKind, at: usize, open: Open, words: u128) -> Result<()> {
         match kind {
             StructKind::Dict | StructKind::Array => self.close(open),
             StructKind::Raw(ty) => {
@@ -259,12 +267,11 @@ impl<O: Output> Serializer<'_, O> {
                 }
             }
             StructKind::NodePath => {
-                let [names, subnames, absolute] = std::mem::take(&mut self.node_path);
-                let mut words = [0u8; 12];
-                words[..4].copy_from_slice(&(names | NODE_PATH_NEW_FORMAT).to_le_bytes());
-                words[4..8].copy_from_slice(&subnames.to_le_bytes());
-                words[8..].copy_from_slice(&absolute.to_le_bytes());
-                self.out.patch(at, &words);
+                let names = words as u32;
+                let mut head = [0u8; 12];
+                head[..4].copy_from_slice(&(names | NODE_PATH_NEW_FORMAT).to_le_bytes());
+                head[4..].copy_from_slice(&(words >> 32).to_le_bytes()[..8]);
+                self.out.patch(at, &head);
                 Ok(())
             }
             StructKind::Signal | StructKind::FullObject => Ok(()),

@@ -36,8 +36,6 @@ pub struct Serializer<'a, O: Output = Vec<u8>> {
     target: &'a mut O,
     pub(super) opts: Options,
     pub(super) depth: usize,
-    /// A NodePath's name count, subname count and absolute flag while its fields are written.
-    pub(super) node_path: [u32; 3],
 }
 
 impl<'a> Serializer<'a> {
@@ -59,7 +57,7 @@ impl<'a, O: Output> Serializer<'a, O> {
         // Nothing is derived from `opts` here (header ids are looked up where they are used,
         // where the type is a constant): this runs on every call, and the per-message cost of
         // small values is mostly this setup.
-        Serializer { out: std::mem::take(out), target: out, opts, depth: 0, node_path: [0; 3] }
+        Serializer { out: std::mem::take(out), target: out, opts, depth: 0 }
     }
 
     /// The header of ARRAY in this version.
