@@ -340,6 +340,13 @@ pub struct PropertyDef {
     /// `p` (`kind` is `Prim(p)`, not a container, not DELTA_ENCODE), so a field of the Rust type
     /// that maps to `p` is written as it is, with nothing before it, in both modes.
     pub(crate) direct: Option<Prim>,
+    /// Deep mode's `direct`, worked out once: `Some(p)` when `kind` is `Prim(p)` and the
+    /// property is not a container (DELTA_ENCODE or not: deep mode writes no presence bit).
+    pub(crate) deep_direct: Option<Prim>,
+    /// Deep mode: the value writes the property's header itself (a number, string, enum or
+    /// untyped value, or a container), worked out once; false for a single object or leaf
+    /// struct, whose header the property writes and patches.
+    pub(crate) deep_value: bool,
     pub(crate) kind: Kind,
     /// Deep mode: looking up this property's tag ([`ClassDef::slot_for_tag`]) finds this property
     /// (false for a property without a type, or one whose tag a later property shares).
@@ -943,6 +950,11 @@ fn make_property(
         Kind::Prim(p) if slot_bits == 0 => Some(p),
         _ => None,
     };
+    let deep_direct = match kind {
+        Kind::Prim(p) if !dynamic => Some(p),
+        _ => None,
+    };
+    let deep_value = dynamic || !matches!(kind, Kind::Object(_) | Kind::Leaf(_));
     PropertyDef {
         name,
         type_name,
@@ -953,6 +965,8 @@ fn make_property(
         dynamic,
         slot_bits,
         direct,
+        deep_direct,
+        deep_value,
         kind,
         owns_tag: false,
         object_class,

@@ -83,7 +83,7 @@ impl<'t> Target<'t> for DeepProp<'t> {
     /// (Deep mode writes no presence bit, so a DELTA_ENCODE scalar is as plain as any.)
     #[inline(always)]
     fn direct(self, prim: Prim) -> bool {
-        self.0.kind == Kind::Prim(prim) && self.0.slot_bits & sf::CONTAINER == 0
+        self.0.deep_direct == Some(prim)
     }
     #[inline(always)]
     fn slot(self, _: &Serializer<'t>) -> Slot<'t> {

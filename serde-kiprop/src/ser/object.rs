@@ -2,7 +2,6 @@
 //! or out of id order, and the end of an object.
 
 use super::field::{DeepProp, PropSer};
-use super::value::ValueSer;
 use super::{Serializer, Slot, mismatch, sf};
 use crate::codec::{BitWriter, Patch};
 use crate::error::{Error, ErrorKind, Result};
@@ -169,16 +168,11 @@ impl<'t> Serializer<'t> {
         if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
-        if !matches!(prop.kind, Kind::Object(_) | Kind::Leaf(_)) || prop.slot_bits & sf::CONTAINER != 0 {
-            // A number, string or enum value, or a container: the value writes the header (with
-            // the value in one append when the size is known up front).
+        if prop.deep_value {
+            // A number, string, enum or untyped value, or a container: the value writes the
+            // header (with the value in one append when the size is known up front; for an
+            // untyped property the Rust type decides the type string, and so the hash).
             return value.serialize(PropSer { s: self, to: DeepProp(prop) });
-        }
-        let container = prop.slot_bits & sf::CONTAINER;
-        if prop.kind == Kind::Auto {
-            // The Rust type decides the type string, and so the hash: the value writes the header.
-            let slot = Slot { prop: Some(prop), kind: Kind::Auto, auto_type: 0, f: sf::HEADER | container };
-            return value.serialize(ValueSer { s: self, slot, variant: None });
         }
         // The header (size placeholder + hash) starts at the byte index `mark.0`: a partly filled
         // last byte is already in the buffer.
