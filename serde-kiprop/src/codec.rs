@@ -50,6 +50,18 @@ pub(crate) struct BitCursor {
     pos: u64,
 }
 
+/// The `N` bytes of `data` from offset `byte` on, if the data has them: one comparison, where
+/// `data.get(byte..)` then `first_chunk` make two (`byte` is at most one past the data's end,
+/// from a position that never passes it, so `byte + N` cannot overflow).
+#[inline(always)]
+pub(crate) fn chunk_at<const N: usize>(data: &[u8], byte: usize) -> Option<&[u8; N]> {
+    let end = byte + N;
+    if end > data.len() {
+        return None;
+    }
+    data[byte..end].first_chunk::<N>()
+}
+
 impl BitCursor {
     /// Reads `n ≤ 32` bits.
     #[inline(always)]
@@ -57,7 +69,7 @@ impl BitCursor {
         debug_assert!(n <= 32);
         let byte = (self.pos >> 3) as usize;
         let shift = (self.pos & 7) as u32;
-        if let Some(chunk) = data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
+        if let Some(chunk) = chunk_at::<8>(data, byte) {
             self.pos += u64::from(n);
             return Ok(((u64::from_le_bytes(*chunk) >> shift) & mask(n)) as u32);
         }
@@ -97,7 +109,7 @@ impl BitCursor {
     #[inline(always)]
     pub(crate) fn read_array<const N: usize>(&mut self, data: &[u8]) -> Result<[u8; N], Eof> {
         let byte = ((self.pos + 7) >> 3) as usize;
-        match data.get(byte..).and_then(<[u8]>::first_chunk::<N>) {
+        match chunk_at::<N>(data, byte) {
             Some(chunk) => {
                 self.pos = ((byte + N) as u64) << 3;
                 Ok(*chunk)

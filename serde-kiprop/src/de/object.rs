@@ -507,7 +507,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             // `next_deep`'s read: the header is aligned, its size the first 32 bits (counted from
             // `pos`), its tag the next 32.
             let at = (pos + 7) >> 3;
-            let Some(header) = data.get(at as usize..).and_then(<[u8]>::first_chunk::<8>) else { return false };
+            let Some(header) = crate::codec::chunk_at::<8>(data, at as usize) else { return false };
             let word = u64::from_le_bytes(*header);
             let prop_end = pos + (word & 0xFFFF_FFFF);
             if prop.hash != (word >> 32) as u32 || prop_end > self.end || prop_end < (at << 3) + 64 {
