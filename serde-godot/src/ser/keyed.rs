@@ -88,10 +88,11 @@ fn put_encoded<O: Output, const L: usize>(out: &mut O, words: u128, size: usize,
 /// A string value after its field's encoded key (the first `SIZE` bytes of `key`: 8, 12 or 16,
 /// a constant, so that the string's place is a fixed offset).
 ///
-/// The common case only — a string of at most 16 bytes into an output with room for the
-/// 40-byte write — is handled here, so that this function makes no call and saves no
-/// register; anything else goes to [`str_after_slow`] as a tail call.
-#[inline(never)]
+/// Only the common case — a string of at most 16 bytes into an output with room for the
+/// 40-byte write — is handled here, inline at the field: a few fixed-offset stores and no
+/// call, so that serde's `String` impl around it still inlines (the key stays a constant).
+/// Anything else goes to [`str_after_slow`], out of line.
+#[inline(always)]
 fn str_after<O: Output, const SIZE: usize>(out: &mut O, key: u128, v: &str) -> Result<()> {
     if v.len() <= 16 && out.has_room(SHORT_AFTER) {
         put_short_str_after(out, key, SIZE, v);
@@ -206,7 +207,8 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
     }
 
     /// The key is encoded here, where it is usually a constant (serde's `String` impl, which
-    /// calls this, is small enough to inline then), and the string written out of line.
+    /// calls this, is small enough to inline then); a short string is written inline, the
+    /// rest out of line.
     #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<()> {
         let (key, size) = self.key.encoded();
