@@ -186,21 +186,26 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         fields: &'static [&'static str],
         charge: bool,
     ) -> Result<V::Value> {
-        if self.shallow && !header && !charge && !class.has_delta {
-            // (The tests `object_body` would make, in the order that tries the cheapest first;
-            // they have no effect but the classes' caches.)
-            if class.fields_are_props(fields) && class.all_included(&self.incl) {
-                return self.visit_plain(class, v);
-            }
-        }
-        let mut access = self.object_body(class, header, fields, charge)?;
         // Shallow data whose every property is written, in the serde struct's field order: the
         // properties as a sequence (no keys), as formats without names hand derived structs.
-        // DELTA_ENCODE properties, and deep objects (properties in id order, as writers put
-        // them), only when the decode can be redone (see `decode_root`).
-        let seq = access.by_index
-            && access.header == 4
-            && ((access.all_in && !class.has_delta) || (access.d.seq_retry && (access.all_in || !access.d.shallow)));
+        // This test is the only one that sends an object there: `object_body`'s objects are the
+        // others.
+        // (The tests `object_body` would make, in the order that tries the cheapest first; they
+        // have no effect but the classes' caches. `charge` comes only with `header`.)
+        if self.shallow
+            && !header
+            && !charge
+            && !class.has_delta
+            && class.fields_are_props(fields)
+            && class.all_included(&self.incl)
+        {
+            return self.visit_plain(class, v);
+        }
+        let mut access = self.object_body(class, header, fields, charge)?;
+        // Classes with DELTA_ENCODE properties, and deep objects (properties in id order, as
+        // writers put them), as a sequence only when the decode can be redone (see
+        // `decode_root`).
+        let seq = access.by_index && access.header == 4 && access.d.seq_retry && (access.all_in || !access.d.shallow);
         let value = if seq {
             v.visit_seq(PropertySeq(&mut access))?
         } else if access.header == 4 && access.by_index && !access.charge {
