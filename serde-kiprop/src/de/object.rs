@@ -235,9 +235,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
 
     /// [`visit_object`](Self::visit_object) for a shallow object of a class without DELTA_ENCODE
     /// properties, every one of which passes the mask, whose serde fields are the properties in
-    /// id order: the properties as a [`PlainSeq`]. It is what [`PropertySeq`] gives such an
-    /// object, with no per-property test of the mode or of DELTA_ENCODE, and no [`ObjectAccess`]
-    /// unless the visitor leaves properties unread.
+    /// id order: the properties as a [`PlainSeq`], whose elements are read as [`PropertySeq`]'s
+    /// (see [`shallow_element`]) with no per-property test of the mode or of DELTA_ENCODE, and
+    /// no [`ObjectAccess`] unless the visitor leaves properties unread.
     #[inline(always)]
     fn visit_plain<V: Visitor<'de>>(&mut self, class: &'t ClassDef, v: V) -> Result<V::Value> {
         self.enter()?;
@@ -880,9 +880,10 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ObjectBodyDe<'_, 'de, '_, I> 
     }
 }
 
-/// The properties of a shallow object as a sequence, in id order (see
-/// [`Deserializer::visit_object`]): every property passes the mask and the serde struct's fields
-/// are the properties. An absent DELTA_ENCODE property is an [`AbsentDe`].
+/// The properties of an object as a sequence, in id order, when the decode can be redone (see
+/// [`Deserializer::visit_object`]): shallow, every property passes the mask and the serde
+/// struct's fields are the properties; an absent DELTA_ENCODE property (or deep, a property the
+/// object leaves out) is an [`AbsentDe`].
 pub(super) struct PropertySeq<'b, 'a, 'de, 't, I: Input<'de>>(&'b mut ObjectAccess<'a, 'de, 't, I>);
 
 impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> {
@@ -897,20 +898,7 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PropertySeq<'_, '_, 'de, '_, I> 
         let Some(prop) = acc.next_in_order() else {
             return Ok(None);
         };
-        let mut presence = false;
-        if prop.has(flags::DELTA_ENCODE) {
-            let d = &mut *acc.d;
-            d.mark(|| super::trace::Mark::Property(prop.name.clone()));
-            d.mark(|| super::trace::Mark::Next("presence bit (DELTA_ENCODE)"));
-            if !d.bool()? {
-                if d.forbid_delta {
-                    return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
-                }
-                return seed.deserialize(AbsentDe { d }).map(Some);
-            }
-            presence = true;
-        }
-        property_value(acc.d, prop, prop.kind, presence, seed).map(Some)
+        shallow_element::<_, _, true>(acc.d, prop, seed).map(Some)
     }
 
     /// Inlined into the derived visitor (serde's default is a call per field).
@@ -967,6 +955,30 @@ impl<'de, I: Input<'de>> PropertySeq<'_, '_, 'de, '_, I> {
     }
 }
 
+/// A shallow object's property `prop` as a sequence element, for [`PropertySeq`] and (with no
+/// DELTA_ENCODE property to look for, `DELTA` false) [`PlainSeq`]: with `DELTA`, a DELTA_ENCODE
+/// property's presence bit first, and an absent property is an [`AbsentDe`].
+#[inline(always)]
+fn shallow_element<'de, 't, I: Input<'de>, S: DeserializeSeed<'de>, const DELTA: bool>(
+    d: &mut Deserializer<'de, 't, I>,
+    prop: &'t PropertyDef,
+    seed: S,
+) -> Result<S::Value> {
+    let mut presence = false;
+    if DELTA && prop.has(flags::DELTA_ENCODE) {
+        d.mark(|| super::trace::Mark::Property(prop.name.clone()));
+        d.mark(|| super::trace::Mark::Next("presence bit (DELTA_ENCODE)"));
+        if !d.bool()? {
+            if d.forbid_delta {
+                return Err(d.err(ErrorKind::MissingDelta(prop.name.clone())));
+            }
+            return seed.deserialize(AbsentDe { d });
+        }
+        presence = true;
+    }
+    property_value(d, prop, prop.kind, presence, seed)
+}
+
 /// Reads `prop`'s value as `kind` (`presence`: its DELTA_ENCODE bit was read); an error names
 /// the property in its path.
 #[inline(always)]
@@ -1001,7 +1013,7 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PlainSeq<'_, 'de, '_, I> {
             return Ok(None);
         };
         self.idx += 1;
-        property_value(self.d, prop, prop.kind, false, seed).map(Some)
+        shallow_element::<_, _, false>(self.d, prop, seed).map(Some)
     }
 
     /// Inlined into the derived visitor (serde's default is a call per field).
