@@ -731,35 +731,61 @@ pub(crate) fn put_str_body<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Appends a complete value: `header`, then the string body (STRING, STRING_NAME). Strings of
-/// up to 16 bytes (names, field names) inline when the output has room for the 24-byte write;
-/// anything else out of line, as a tail call, so that the inline part saves no register.
+/// Appends a complete value: `header`, then the string body (STRING, STRING_NAME,
+/// PackedByteArray): [`put_str_value_after`] with no prefix.
 #[inline(always)]
 pub(crate) fn put_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
-    if s.len() <= 16 && out.has_room(SHORT) {
-        put_short_str_value(out, header, s);
-        return Ok(());
-    }
-    put_str_value_slow(out, header, s)
+    put_str_value_after::<O, 0>(out, 0, header, s)
 }
 
-/// The room [`put_short`] writes into before cutting back.
-const SHORT: usize = 24;
-
-/// The short string case of [`put_str_value`].
+/// Appends the first `SIZE` bytes of `prefix` — nothing, or a Dictionary-form field's encoded
+/// key (8, 12 or 16 bytes) — then a complete value: `header`, then the string body. `SIZE` is a
+/// constant so that the string's place is a fixed offset.
+///
+/// Only the common case — a string of at most 16 bytes into an output with room for the
+/// fixed-size write — is handled here, inline: a few fixed-offset stores and no call, so that
+/// serde's `String` impl around it still inlines. Anything else (growth, longer strings) goes
+/// out of line as a tail call, so that the inline part saves no register.
 #[inline(always)]
-fn put_short_str_value<O: Output>(out: &mut O, header: u32, s: &[u8]) {
-    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
-    out.put_short(word, s);
-}
-
-/// [`put_str_value`] when the output must grow or the string is longer than 16 bytes.
-#[inline(never)]
-fn put_str_value_slow<O: Output>(out: &mut O, header: u32, s: &[u8]) -> Result<()> {
-    if s.len() <= 16 {
-        put_short_str_value(out, header, s);
+pub(crate) fn put_str_value_after<O: Output, const SIZE: usize>(
+    out: &mut O,
+    prefix: u128,
+    header: u32,
+    s: &[u8],
+) -> Result<()> {
+    if s.len() <= 16 && out.has_room(short_room(SIZE)) {
+        put_short_str_value::<O, SIZE>(out, prefix, header, s);
         return Ok(());
     }
+    put_str_value_slow::<O, SIZE>(out, prefix, header, s)
+}
+
+/// The room the short string write of [`put_str_value_after`] writes into before cutting
+/// back: [`put_short`] alone, or [`put_short_after`].
+const fn short_room(size: usize) -> usize {
+    if size == 0 { 24 } else { 40 }
+}
+
+/// The short string case of [`put_str_value_after`].
+#[inline(always)]
+fn put_short_str_value<O: Output, const SIZE: usize>(out: &mut O, prefix: u128, header: u32, s: &[u8]) {
+    let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
+    if SIZE == 0 {
+        out.put_short(word, s);
+    } else {
+        out.put_short_after(prefix.to_le_bytes(), SIZE, word, s);
+    }
+}
+
+/// [`put_str_value_after`] when the output must grow or the string is longer than 16 bytes (not
+/// `#[cold]`: long strings are common in some data, a log's messages).
+#[inline(never)]
+fn put_str_value_slow<O: Output, const SIZE: usize>(out: &mut O, prefix: u128, header: u32, s: &[u8]) -> Result<()> {
+    if s.len() <= 16 {
+        put_short_str_value::<O, SIZE>(out, prefix, header, s);
+        return Ok(());
+    }
+    out.put(&prefix.to_le_bytes()[..SIZE]);
     put_long_str_value(out, header, s)
 }
 

@@ -85,44 +85,6 @@ fn put_encoded<O: Output, const L: usize>(out: &mut O, words: u128, size: usize,
     }
 }
 
-/// A string value after its field's encoded key (the first `SIZE` bytes of `key`: 8, 12 or 16,
-/// a constant, so that the string's place is a fixed offset).
-///
-/// Only the common case — a string of at most 16 bytes into an output with room for the
-/// 40-byte write — is handled here, inline at the field: a few fixed-offset stores and no
-/// call, so that serde's `String` impl around it still inlines (the key stays a constant).
-/// Anything else goes to [`str_after_slow`], out of line.
-#[inline(always)]
-fn str_after<O: Output, const SIZE: usize>(out: &mut O, key: u128, v: &str) -> Result<()> {
-    if v.len() <= 16 && out.has_room(SHORT_AFTER) {
-        put_short_str_after(out, key, SIZE, v);
-        return Ok(());
-    }
-    str_after_slow(out, key, SIZE, v)
-}
-
-/// The room [`Output::put_short_after`] writes into before cutting back.
-const SHORT_AFTER: usize = 40;
-
-/// The short string case of [`str_after`].
-#[inline(always)]
-fn put_short_str_after<O: Output>(out: &mut O, key: u128, size: usize, v: &str) {
-    let word = ((STRING as u64) | ((v.len() as u64) << 32)).to_le_bytes();
-    out.put_short_after(key.to_le_bytes(), size, word, v.as_bytes());
-}
-
-/// [`str_after`] when the output must grow or the string is longer than 16 bytes (not
-/// `#[cold]`: long strings are common in some data, a log's messages).
-#[inline(never)]
-fn str_after_slow<O: Output>(out: &mut O, key: u128, size: usize, v: &str) -> Result<()> {
-    if v.len() <= 16 {
-        put_short_str_after(out, key, size, v);
-        return Ok(());
-    }
-    put_encoded::<O, 0>(out, key, size, 0);
-    wire::put_long_str_value(out, STRING, v.as_bytes())
-}
-
 /// The serializer of a Dictionary-form struct field's value: see the module documentation.
 pub(super) struct Keyed<'s, 'a, O: Output> {
     pub(super) ser: &'s mut Serializer<'a, O>,
@@ -213,10 +175,11 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
     fn serialize_str(self, v: &str) -> Result<()> {
         let (key, size) = self.key.encoded();
         let out = &mut self.ser.out;
+        let v = v.as_bytes();
         match size {
-            8 => str_after::<O, 8>(out, key, v),
-            12 => str_after::<O, 12>(out, key, v),
-            _ => str_after::<O, 16>(out, key, v),
+            8 => wire::put_str_value_after::<O, 8>(out, key, STRING, v),
+            12 => wire::put_str_value_after::<O, 12>(out, key, STRING, v),
+            _ => wire::put_str_value_after::<O, 16>(out, key, STRING, v),
         }
     }
 
