@@ -147,3 +147,65 @@ fn a_field_name_with_a_nul_is_written_whole() {
     let bytes = Options::new().to_vec(&Nul { nul: 9 }).unwrap();
     assert_eq!(bytes, [27, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, b'a', 0, b'b', 0, 2, 0, 0, 0, 9, 0, 0, 0]);
 }
+
+/// A message whose short strings (after a field's key, alone in a list, as the value of a field
+/// whose name is too long to go with it) end anywhere in a `to_slice` buffer or at a `Vec`'s
+/// capacity: `to_slice` and `SizeCounter` take the inline short-string write unconditionally
+/// (their `has_room` is always true), a `Vec` only when it has room, so each must be exact on
+/// its own.
+#[test]
+fn short_strings_at_the_end_of_the_output_are_exact() {
+    #[derive(Serialize)]
+    struct Msg {
+        id: i64,
+        name: String,
+        tags: Vec<String>,
+        a_long_field_name: String,
+        hp: f32,
+    }
+    for form in [StructForm::Dictionary, StructForm::Array] {
+        for version in [Version::Godot4, Version::Godot3] {
+            let opts = Options::new().struct_form(form).version(version);
+            for s in ["", "a", "abc", "abcd", "abcdefgh", "sixteen_bytes_ab", "seventeen_bytes_a"] {
+                let msg = Msg {
+                    id: 7,
+                    name: s.to_owned(),
+                    tags: vec![s.to_owned(), "t".to_owned()],
+                    a_long_field_name: s.to_owned(),
+                    hp: 1.0,
+                };
+                let bytes = opts.to_vec(&msg).unwrap();
+                let what = format!("{form:?} {version:?} {s:?}");
+                assert_eq!(opts.serialized_size(&msg).unwrap(), bytes.len(), "{what}");
+
+                // Every buffer shorter than the encoding is refused with the size needed, and
+                // nothing past it is touched; the exact size gets the bytes of `to_vec`.
+                let mut backing = vec![0xA5u8; bytes.len() + 48];
+                for n in 0..=bytes.len() {
+                    backing.fill(0xA5);
+                    let result = opts.to_slice(&msg, &mut backing[..n]);
+                    if n == bytes.len() {
+                        assert_eq!(result.unwrap(), n, "{what}");
+                        assert_eq!(&backing[..n], &bytes[..], "{what}");
+                    } else {
+                        match result.unwrap_err().kind() {
+                            serde_godot::ErrorKind::SizeLimit { size, limit } => {
+                                assert_eq!((*size, *limit), (bytes.len() as u64, n), "{what}");
+                            }
+                            other => panic!("{what}, {n}-byte buffer: {other:?}"),
+                        }
+                    }
+                    assert!(backing[n..].iter().all(|&b| b == 0xA5), "{what}: written past a {n}-byte buffer");
+                }
+
+                // A `Vec` whose capacity runs out anywhere in the message (the growth path of
+                // each write, short strings included) gets the same bytes.
+                for cap in 0..=bytes.len() {
+                    let mut out = Vec::with_capacity(cap);
+                    opts.append(&msg, &mut out).unwrap();
+                    assert_eq!(out, bytes, "{what}, capacity {cap}");
+                }
+            }
+        }
+    }
+}
