@@ -1,6 +1,8 @@
 //! Everything configurable, in one `Copy` value. Only the settings: the methods that encode and
 //! decode with them live with the work, in `ser` and `de`.
 
+use crate::VariantType;
+
 /// Which engine generation's wire format to speak.
 ///
 /// The two differ in type numbering from type 6 up (Godot 4 added Vector2i, Rect2i, Vector3i,
@@ -70,7 +72,7 @@ pub enum UnitVariants {
 /// assert_eq!(back, (1, "two".to_owned()));
 /// # Ok::<(), serde_godot::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Options {
     pub(crate) version: Version,
     pub(crate) struct_form: StructForm,
@@ -78,9 +80,43 @@ pub struct Options {
     pub(crate) typed_containers: bool,
     pub(crate) full_objects: bool,
     pub(crate) ids_as_integers: bool,
+    /// The header id of a struct: DICTIONARY or ARRAY by `struct_form`, in `version`'s
+    /// numbering. Worked out when either is set, so that the encoder loads it where it opens a
+    /// struct (on every call) instead of choosing by both. A function of the two, so it changes
+    /// nothing in comparisons.
+    pub(crate) struct_header: u8,
     pub(crate) max_depth: usize,
     pub(crate) max_len: usize,
     pub(crate) max_size: usize,
+}
+
+// Written out to leave `struct_header` out: it is derived from `version` and `struct_form`.
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("version", &self.version)
+            .field("struct_form", &self.struct_form)
+            .field("unit_variants", &self.unit_variants)
+            .field("typed_containers", &self.typed_containers)
+            .field("full_objects", &self.full_objects)
+            .field("ids_as_integers", &self.ids_as_integers)
+            .field("max_depth", &self.max_depth)
+            .field("max_len", &self.max_len)
+            .field("max_size", &self.max_size)
+            .finish()
+    }
+}
+
+/// The header id of a struct written in `form` by `version`.
+const fn struct_header(version: Version, form: StructForm) -> u8 {
+    let ty = match form {
+        StructForm::Dictionary => VariantType::Dictionary,
+        StructForm::Array => VariantType::Array,
+    };
+    match ty.id(version) {
+        Some(id) => id as u8,
+        None => panic!("every version has Dictionary and Array"),
+    }
 }
 
 impl Default for Options {
@@ -109,6 +145,7 @@ impl Options {
             typed_containers: false,
             full_objects: false,
             ids_as_integers: false,
+            struct_header: struct_header(Version::Godot4, StructForm::Dictionary),
             max_depth: DEFAULT_MAX_DEPTH,
             max_len: GODOT_MAX_LEN,
             max_size: DEFAULT_MAX_SIZE,
@@ -118,6 +155,7 @@ impl Options {
     /// The Godot generation to speak (default [`Version::Godot4`]).
     pub const fn version(mut self, version: Version) -> Self {
         self.version = version;
+        self.struct_header = struct_header(version, self.struct_form);
         self
     }
 
@@ -125,6 +163,7 @@ impl Options {
     /// whatever this says.
     pub const fn struct_form(mut self, form: StructForm) -> Self {
         self.struct_form = form;
+        self.struct_header = struct_header(self.version, form);
         self
     }
 

@@ -11,7 +11,7 @@ use super::writer::{Open, Output, Serializer};
 use crate::VariantType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::magic::{Layout, Magic};
-use crate::options::{StructForm, Version};
+use crate::options::StructForm;
 use crate::wire::NODE_PATH_NEW_FORMAT;
 
 impl<'a, O: Output> Serializer<'a, O> {
@@ -21,9 +21,8 @@ impl<'a, O: Output> Serializer<'a, O> {
             StructForm::Dictionary => StructKind::Dict,
             StructForm::Array => StructKind::Array,
         };
-        // One load from a table by version and form, where choosing between the versions'
-        // ids by hand is a chain of arithmetic on every struct.
-        let header = STRUCT_HEADERS[self.opts.version as usize][self.opts.struct_form as usize] as u32;
+        // Worked out with the options (one load), not chosen here by version and form.
+        let header = self.opts.struct_header as u32;
         let mut open = self.open(header, Some(len))?;
         open.levels += levels;
         // The announced fields all sit one level down: their depth is checked once, here (a
@@ -81,17 +80,6 @@ impl<'a, O: Output> Serializer<'a, O> {
             }
             _ => self.begin_struct(len, 0),
         }
-    }
-}
-
-/// The header of a struct, by [`Version`] and [`StructForm`] (their discriminants).
-const STRUCT_HEADERS: [[u8; 2]; 2] = [struct_headers(Version::Godot4), struct_headers(Version::Godot3)];
-
-/// The Dictionary and Array headers of `version`.
-const fn struct_headers(version: Version) -> [u8; 2] {
-    match (VariantType::Dictionary.id(version), VariantType::Array.id(version)) {
-        (Some(dict), Some(array)) => [dict as u8, array as u8],
-        _ => panic!("every version has Dictionary and Array"),
     }
 }
 
