@@ -444,21 +444,54 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         v: V,
     ) -> Result<V::Value> {
         let slot = self.slot;
+        if slot.kind == Kind::Enum && !slot.container() {
+            // The common case inline, the rest out of line (so that this stays small enough for
+            // the optimiser to inline it where an `Option` layer wraps it).
+            let value = self.d.read_enum(&slot)?;
+            if (value as usize) < variants.len() && slot.prop.is_some_and(|p| p.variants_are_options(variants)) {
+                // Option value `i` is variant `i`: serde takes the index.
+                return v.visit_enum(de::value::U32Deserializer::<Error>::new(value));
+            }
+            return self.enum_by_name(value, v);
+        }
+        self.enum_other(variants, v)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        self.string(v)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        if !self.d.shallow && !self.slot.element && self.slot.prop.is_some() {
+            // Deep: the property's size says where it ends.
+            self.d.ignored = true;
+            return v.visit_unit();
+        }
+        self.any(v, false)
+    }
+}
+
+impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
+    /// [`deserialize_enum`](de::Deserializer::deserialize_enum) of an enum property's `value`
+    /// that is not the variant of the same index: by its option name.
+    #[inline(never)]
+    fn enum_by_name<V: Visitor<'de>>(self, value: u32, v: V) -> Result<V::Value> {
+        match self.d.enum_name(&self.slot, value)? {
+            std::borrow::Cow::Borrowed(n) => v.visit_enum(de::value::StrDeserializer::<Error>::new(n)),
+            std::borrow::Cow::Owned(n) => v.visit_enum(n.into_deserializer()),
+        }
+    }
+
+    /// [`deserialize_enum`](de::Deserializer::deserialize_enum) of anything but a (non-container)
+    /// enum property: classes as variants, enums as strings, or a mismatch.
+    #[inline(never)]
+    fn enum_other<V: Visitor<'de>>(self, variants: &'static [&'static str], v: V) -> Result<V::Value> {
+        let slot = self.slot;
         if slot.container() {
             return Err(self.mismatch("an enum"));
         }
         match slot.kind {
-            Kind::Enum => {
-                let value = self.d.read_enum(&slot)?;
-                if (value as usize) < variants.len() && slot.prop.is_some_and(|p| p.variants_are_options(variants)) {
-                    // Option value `i` is variant `i`: serde takes the index.
-                    return v.visit_enum(de::value::U32Deserializer::<Error>::new(value));
-                }
-                match self.d.enum_name(&slot, value)? {
-                    std::borrow::Cow::Borrowed(n) => v.visit_enum(de::value::StrDeserializer::<Error>::new(n)),
-                    std::borrow::Cow::Owned(n) => v.visit_enum(n.into_deserializer()),
-                }
-            }
+            // (`Kind::Enum` is `deserialize_enum`'s own case.)
             Kind::Prim(Prim::Str) | Kind::Auto if variants.is_empty() => Err(self.mismatch("an enum")),
             Kind::Object(_) | Kind::Auto => {
                 let class = match self.d.read_tag(&slot)? {
@@ -491,21 +524,6 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         }
     }
 
-    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        self.string(v)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
-        if !self.d.shallow && !self.slot.element && self.slot.prop.is_some() {
-            // Deep: the property's size says where it ends.
-            self.d.ignored = true;
-            return v.visit_unit();
-        }
-        self.any(v, false)
-    }
-}
-
-impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
     pub(super) fn list_forced<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         self.list(v, false)
     }
