@@ -301,17 +301,19 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         let mut slot = self.slot;
         if slot.presence {
+            // A present DELTA_ENCODE property: this `Option` layer is its presence bit.
             slot.presence = false;
-            return v.visit_some(ValueDe { d: self.d, slot });
+        } else {
+            let pointer = match slot.kind {
+                Kind::Object(_) => !slot.container(),
+                Kind::Auto => self.d.shallow && !slot.element && !slot.container(),
+                _ => false,
+            };
+            if pointer && !slot.root && self.d.null_ahead(&slot)? {
+                return v.visit_none();
+            }
         }
-        let pointer = match slot.kind {
-            Kind::Object(_) => !slot.container(),
-            Kind::Auto => self.d.shallow && !slot.element && !slot.container(),
-            _ => false,
-        };
-        if pointer && !slot.root && self.d.null_ahead(&slot)? {
-            return v.visit_none();
-        }
+        // One call of the visitor (which the optimiser may then inline).
         v.visit_some(ValueDe { d: self.d, slot })
     }
 
