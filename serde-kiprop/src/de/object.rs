@@ -241,9 +241,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
     #[inline(always)]
     fn visit_plain<V: Visitor<'de>>(&mut self, class: &'t ClassDef, v: V) -> Result<V::Value> {
         self.enter()?;
-        let mut seq = PlainSeq { d: &mut *self, props: &class.props, idx: 0 };
+        let mut seq = PlainSeq { d: &mut *self, props: class.props.iter() };
         let value = v.visit_seq(super::container::Inline(&mut seq))?;
-        let idx = seq.idx;
+        let idx = class.props.len() - seq.props.len();
         if idx != class.props.len() {
             self.skip_plain(class, idx)?;
         }
@@ -999,9 +999,9 @@ fn property_value<'de, 't, I: Input<'de>, S: DeserializeSeed<'de>>(
 /// The properties of a shallow object as a sequence (see [`Deserializer::visit_plain`]).
 pub(super) struct PlainSeq<'a, 'de, 't, I: Input<'de>> {
     d: &'a mut Deserializer<'de, 't, I>,
-    props: &'t [PropertyDef],
-    /// The next property.
-    idx: usize,
+    /// The properties not read yet (an iterator: one pointer step per property, where an index
+    /// is scaled to an address each time).
+    props: std::slice::Iter<'t, PropertyDef>,
 }
 
 impl<'de, I: Input<'de>> de::SeqAccess<'de> for PlainSeq<'_, 'de, '_, I> {
@@ -1009,10 +1009,9 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PlainSeq<'_, 'de, '_, I> {
 
     #[inline(always)]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
-        let Some(prop) = self.props.get(self.idx) else {
+        let Some(prop) = self.props.next() else {
             return Ok(None);
         };
-        self.idx += 1;
         shallow_element::<_, _, false>(self.d, prop, seed).map(Some)
     }
 
@@ -1023,7 +1022,7 @@ impl<'de, I: Input<'de>> de::SeqAccess<'de> for PlainSeq<'_, 'de, '_, I> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.props.len() - self.idx)
+        Some(self.props.len())
     }
 }
 
