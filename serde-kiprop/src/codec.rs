@@ -531,17 +531,24 @@ impl BitWriter {
     #[inline]
     pub fn write_string(&mut self, bytes: &[u8], compact: bool) {
         if !compact {
-            // Aligned u16 length and the bytes: one capacity check.
-            self.used = 0;
-            self.buf.reserve(2 + bytes.len());
-            self.buf.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
-            self.buf.extend_from_slice(bytes);
+            self.write_plain_string(bytes);
             return;
         }
         self.write_len(bytes.len() as u32, compact, true);
         if !bytes.is_empty() {
             self.write_bytes(bytes);
         }
+    }
+
+    /// [`write_string`](Self::write_string) with plain length prefixes: an aligned u16 length
+    /// and the bytes, after one capacity check. Always inlined: the serializer's string fast
+    /// paths call it directly, so a plain string costs no call besides the byte copy.
+    #[inline(always)]
+    pub(crate) fn write_plain_string(&mut self, bytes: &[u8]) {
+        self.used = 0;
+        self.buf.reserve(2 + bytes.len());
+        self.buf.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+        self.buf.extend_from_slice(bytes);
     }
 
     /// Writes a `std::wstring` from UTF-16 code units (length prefix counts units).

@@ -133,6 +133,18 @@ impl<'a, 't, K: Target<'t>> PropSer<'a, 't, K> {
         let vs = self.value();
         vs.s.scalar(vs.slot, v, prim)
     }
+
+    /// [`serialize_str`](ser::Serializer::serialize_str) past its inline cases: a plain string
+    /// in compact mode or over the length limit, and everything that goes through the slot.
+    #[inline(never)]
+    fn str_slow(self, v: &str) -> Result<()> {
+        if self.to.direct(Prim::Str) && self.to.deep_hash().is_none() {
+            self.s.check_len(v.len(), true)?;
+            self.s.w.write_string(v.as_bytes(), self.s.compact);
+            return Ok(());
+        }
+        ser::Serializer::serialize_str(self.value(), v)
+    }
 }
 
 /// Number methods: the direct write when the property is that number type.
@@ -181,8 +193,8 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     fn serialize_str(self, v: &str) -> Result<()> {
         // `ValueSer::serialize_str`'s fast case: a `std::string` with nothing before it.
         if self.to.direct(Prim::Str) {
-            self.s.check_len(v.len(), true)?;
             if let Some(hash) = self.to.deep_hash() {
+                self.s.check_len(v.len(), true)?;
                 if !self.s.compact {
                     // Aligned u16 length and the bytes: the size is known up front.
                     self.s.w.write_deep_string(hash, v.as_bytes());
@@ -193,10 +205,14 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
                 self.s.close(Some(patch));
                 return Ok(());
             }
-            self.s.w.write_string(v.as_bytes(), self.s.compact);
-            return Ok(());
+            // (`check_len`'s answer for plain prefixes; compact ones and overlong strings go
+            // out of line.)
+            if !self.s.compact && v.len() <= 0xFFFF {
+                self.s.w.write_plain_string(v.as_bytes());
+                return Ok(());
+            }
         }
-        ser::Serializer::serialize_str(self.value(), v)
+        self.str_slow(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         ser::Serializer::serialize_bytes(self.value(), v)

@@ -207,6 +207,10 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_str(self, v: &str) -> Result<()> {
         // Fast path: a `std::string` with nothing to write before it.
         if matches!(self.slot.kind, Kind::Prim(Prim::Str)) && self.slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+            if !self.s.compact && v.len() <= 0xFFFF {
+                self.s.w.write_plain_string(v.as_bytes());
+                return Ok(());
+            }
             self.s.check_len(v.len(), true)?;
             self.s.w.write_string(v.as_bytes(), self.s.compact);
             return Ok(());
