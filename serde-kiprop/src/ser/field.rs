@@ -5,7 +5,7 @@
 
 use super::compound::{MapSer, SeqInner, SeqSer, StructInner, StructSer};
 use super::value::ValueSer;
-use super::{Serializer, Slot, sf};
+use super::{Serializer, Slot, from_raw, raw, sf};
 use crate::codec::{Prim, Scalar};
 use crate::error::{Error, Result};
 use crate::schema::{Kind, PropertyDef};
@@ -125,13 +125,17 @@ impl<'a, 't, K: Target<'t>> PropSer<'a, 't, K> {
             }
             return Ok(());
         }
-        self.scalar_slow(prim, v)
+        let (tag, bits) = raw(v);
+        self.scalar_slow(prim, tag, bits)
     }
 
+    /// (The value comes as two integers, not as a `Scalar`, which would be passed through
+    /// memory: the inline part stays a few register moves, small enough for serde's number
+    /// impls to inline it.)
     #[inline(never)]
-    fn scalar_slow(self, prim: Prim, v: Scalar) -> Result<()> {
+    fn scalar_slow(self, prim: Prim, tag: u8, bits: u64) -> Result<()> {
         let vs = self.value();
-        vs.s.scalar(vs.slot, v, prim)
+        vs.s.scalar(vs.slot, from_raw(tag, bits), prim)
     }
 
     /// [`serialize_str`](ser::Serializer::serialize_str) past its inline cases: a plain string

@@ -186,6 +186,28 @@ fn mismatch(slot: &Slot<'_>, expected: &str) -> Error {
     Error::mismatch(slot.name(), format!("{what}, got {expected}"))
 }
 
+/// A [`Scalar`] as its variant's index and its bits ([`from_raw`] undoes it).
+#[inline(always)]
+fn raw(v: Scalar) -> (u8, u64) {
+    match v {
+        Scalar::Bool(b) => (0, u64::from(b)),
+        Scalar::Int(i) => (1, i as u64),
+        Scalar::UInt(u) => (2, u),
+        Scalar::F32(f) => (3, u64::from(f.to_bits())),
+        Scalar::F64(f) => (4, f.to_bits()),
+    }
+}
+
+fn from_raw(tag: u8, bits: u64) -> Scalar {
+    match tag {
+        0 => Scalar::Bool(bits != 0),
+        1 => Scalar::Int(bits as i64),
+        2 => Scalar::UInt(bits),
+        3 => Scalar::F32(f32::from_bits(bits as u32)),
+        _ => Scalar::F64(f64::from_bits(bits)),
+    }
+}
+
 #[inline(always)]
 fn fits(prim: Prim, v: Scalar) -> bool {
     match (prim, v) {
@@ -269,11 +291,14 @@ impl<'t> Serializer<'t> {
             self.w.write_scalar(auto, v);
             return Ok(());
         }
-        self.scalar_slow(slot, v, auto)
+        let (tag, bits) = raw(v);
+        self.scalar_slow(slot, tag, bits, auto)
     }
 
+    /// (The value as [`raw`]'s two integers: see `PropSer::scalar_slow`.)
     #[inline(never)]
-    fn scalar_slow(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
+    fn scalar_slow(&mut self, slot: Slot<'t>, tag: u8, bits: u64, auto: Prim) -> Result<()> {
+        let v = from_raw(tag, bits);
         let (prim, type_name) = match slot.kind {
             Kind::Prim(p) => (p, None),
             Kind::Auto => (auto, Some(auto.type_name())),
