@@ -106,7 +106,7 @@ impl<'t> Serializer<'t> {
             (at + 4) * 8
         };
         let fast = self.shallow && class.all_included(&self.incl);
-        Ok(ObjectState { class, cursor: 0, buffered: 0, fast, patched: false, size_pos, root: false })
+        Ok(ObjectState { class, rest: class.props.iter(), buffered: 0, fast, patched: false, size_pos, root: false })
     }
 
     /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
@@ -139,17 +139,17 @@ impl<'t> Serializer<'t> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        if let Some(prop) = st.class.props.get(st.cursor as usize) {
+        if let Some(prop) = st.rest.as_slice().first() {
             // (The remembered key packs the length too, and is only stored after the names
             // compared equal: no string comparison here.)
             // (`fast`: shallow, every property included, nothing buffered: one test for the
             // common case, before the key's.)
             if st.fast && prop.key.matches(key) {
-                st.cursor += 1;
+                st.rest.next();
                 return self.shallow_value(prop, value);
             }
             if !st.fast && st.buffered == 0 && prop.key.matches(key) {
-                st.cursor += 1;
+                st.rest.next();
                 if !self.shallow {
                     return self.deep_property(prop, value);
                 }
@@ -203,24 +203,24 @@ impl<'t> Serializer<'t> {
     ) -> Result<()> {
         let class = st.class;
         let found = match key {
-            Key::Static(k) => class.find_static(k, st.cursor as usize),
-            Key::Dynamic(k) => class.find(k, st.cursor as usize),
+            Key::Static(k) => class.find_static(k, st.cursor()),
+            Key::Dynamic(k) => class.find(k, st.cursor()),
         };
         let key = key.as_str();
         let idx = found
             .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
         let prop = &class.props[idx];
         if !self.shallow {
-            st.cursor = idx as u32 + 1;
+            st.set_cursor(idx + 1);
             return self.deep_property(prop, value);
         }
         if !self.incl.test(prop.flags) {
             return Ok(());
         }
-        if idx < st.cursor as usize || self.buffered_at(st, idx).is_some() {
+        if idx < st.cursor() || self.buffered_at(st, idx).is_some() {
             return Err(Error::custom_msg(format!("{}::{} serialized twice", class.name, key)));
         }
-        let pending = class.props[st.cursor as usize..idx].iter().any(|p| self.incl.test(p.flags));
+        let pending = class.props[st.cursor()..idx].iter().any(|p| self.incl.test(p.flags));
         if pending {
             // Out of id order: keep it until the properties before it are written.
             self.buffered.push((idx, crate::value::to_layered_value(value)?));
@@ -229,7 +229,7 @@ impl<'t> Serializer<'t> {
             return Ok(());
         }
         self.shallow_value(prop, value)?;
-        st.cursor = idx as u32 + 1;
+        st.set_cursor(idx + 1);
         self.flush_buffered(st)
     }
 
@@ -249,14 +249,14 @@ impl<'t> Serializer<'t> {
     pub(super) fn flush_buffered(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
         while st.buffered != 0 {
             let class = st.class;
-            let cursor = st.cursor as usize;
+            let cursor = st.cursor();
             let next = class.props[cursor..].iter().position(|p| self.incl.test(p.flags));
             let Some(off) = next else { break };
             let idx = cursor + off;
             let Some(at) = self.buffered_at(st, idx) else { break };
             let v = self.take_buffered(st, at);
             self.shallow_value(&class.props[idx], &v)?;
-            st.cursor = idx as u32 + 1;
+            st.set_cursor(idx + 1);
         }
         Ok(())
     }
@@ -264,7 +264,7 @@ impl<'t> Serializer<'t> {
     #[inline(always)]
     pub(super) fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
         if self.shallow {
-            if (st.cursor as usize) < st.class.props.len() || st.buffered != 0 {
+            if !st.rest.as_slice().is_empty() || st.buffered != 0 {
                 self.end_shallow_slow(&mut st)?;
             }
         } else {
@@ -290,7 +290,7 @@ impl<'t> Serializer<'t> {
             self.flush_buffered(st)?;
         }
         let class = st.class;
-        for (i, prop) in class.props.iter().enumerate().skip(st.cursor as usize) {
+        for (i, prop) in class.props.iter().enumerate().skip(st.cursor()) {
             if !self.incl.test(prop.flags) {
                 continue;
             }
@@ -337,8 +337,9 @@ impl<'k> Key<'k> {
 
 pub(super) struct ObjectState<'t> {
     pub(super) class: &'t ClassDef,
-    /// The next property in id order.
-    pub(super) cursor: u32,
+    /// The properties from the next one in id order on (an iterator, so the field fast path
+    /// steps a pointer; [`cursor`](Self::cursor) is the next one's index).
+    pub(super) rest: std::slice::Iter<'t, PropertyDef>,
     /// How many values of this object wait (out of id order) at the end of
     /// [`Serializer::buffered`].
     pub(super) buffered: u32,
@@ -350,4 +351,16 @@ pub(super) struct ObjectState<'t> {
     pub(super) patched: bool,
     pub(super) size_pos: u64,
     pub(super) root: bool,
+}
+
+impl ObjectState<'_> {
+    /// The index of the next property in id order.
+    pub(super) fn cursor(&self) -> usize {
+        self.class.props.len() - self.rest.len()
+    }
+
+    /// Moves the cursor to property `i` (at most the number of properties).
+    pub(super) fn set_cursor(&mut self, i: usize) {
+        self.rest = self.class.props[i..].iter();
+    }
 }
