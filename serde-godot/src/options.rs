@@ -93,16 +93,30 @@ pub struct Options {
 // Written out to leave `struct_header` out: it is derived from `version` and `struct_form`.
 impl std::fmt::Debug for Options {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field named (no `..`), so that a field added to `Options` does not compile
+        // until it is printed here or left out on purpose.
+        let Options {
+            version,
+            struct_form,
+            unit_variants,
+            typed_containers,
+            full_objects,
+            ids_as_integers,
+            struct_header: _,
+            max_depth,
+            max_len,
+            max_size,
+        } = self;
         f.debug_struct("Options")
-            .field("version", &self.version)
-            .field("struct_form", &self.struct_form)
-            .field("unit_variants", &self.unit_variants)
-            .field("typed_containers", &self.typed_containers)
-            .field("full_objects", &self.full_objects)
-            .field("ids_as_integers", &self.ids_as_integers)
-            .field("max_depth", &self.max_depth)
-            .field("max_len", &self.max_len)
-            .field("max_size", &self.max_size)
+            .field("version", version)
+            .field("struct_form", struct_form)
+            .field("unit_variants", unit_variants)
+            .field("typed_containers", typed_containers)
+            .field("full_objects", full_objects)
+            .field("ids_as_integers", ids_as_integers)
+            .field("max_depth", max_depth)
+            .field("max_len", max_len)
+            .field("max_size", max_size)
             .finish()
     }
 }
@@ -237,5 +251,30 @@ impl Options {
     pub const fn max_size(mut self, bytes: usize) -> Self {
         self.max_size = bytes;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Debug` prints every setting, each as set (the derived `struct_header` is left out).
+    #[test]
+    fn debug_prints_every_setting() {
+        let opts = Options::new()
+            .version(Version::Godot3)
+            .struct_form(StructForm::Array)
+            .unit_variants(UnitVariants::Index)
+            .typed_containers(true)
+            .full_objects(true)
+            .ids_as_integers(true)
+            .max_depth(7)
+            .max_len(8)
+            .max_size(9);
+        assert_eq!(
+            format!("{opts:?}"),
+            "Options { version: Godot3, struct_form: Array, unit_variants: Index, typed_containers: true, \
+             full_objects: true, ids_as_integers: true, max_depth: 7, max_len: 8, max_size: 9 }"
+        );
     }
 }
