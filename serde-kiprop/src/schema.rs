@@ -347,6 +347,11 @@ pub struct PropertyDef {
     /// untyped value, or a container), worked out once; false for a single object or leaf
     /// struct, whose header the property writes and patches.
     pub(crate) deep_value: bool,
+    /// The serializer's object shortcut, worked out once the classes are resolved: the class
+    /// index when the property holds one object of a known class with nothing written before
+    /// it, per mode (`[shallow, deep]`: shallow rules out a presence bit and a container, deep a
+    /// container).
+    pub(crate) plain_class: [Option<u32>; 2],
     pub(crate) kind: Kind,
     /// Deep mode: looking up this property's tag ([`ClassDef::slot_for_tag`]) finds this property
     /// (false for a property without a type, or one whose tag a later property shares).
@@ -831,6 +836,7 @@ impl TypeList {
                 if let (Kind::Object(_), Some(target)) = (p.kind, &p.object_class) {
                     p.kind = Kind::Object(by_name.get(target.as_str()).copied());
                 }
+                p.plain_class = plain_class(p.kind, p.slot_bits);
             }
             for slot in class.by_tag.values_mut() {
                 if let Kind::Object(_) = slot.kind {
@@ -955,6 +961,7 @@ fn make_property(
         _ => None,
     };
     let deep_value = dynamic || !matches!(kind, Kind::Object(_) | Kind::Leaf(_));
+    let plain_class = plain_class(kind, slot_bits);
     PropertyDef {
         name,
         type_name,
@@ -967,6 +974,7 @@ fn make_property(
         direct,
         deep_direct,
         deep_value,
+        plain_class,
         kind,
         owns_tag: false,
         object_class,
@@ -974,6 +982,14 @@ fn make_property(
         variants: StaticList::default(),
         variant_keys: variant_keys.into_boxed_slice(),
         enum_def,
+    }
+}
+
+/// [`PropertyDef::plain_class`] of a property of `kind` with `slot_bits`.
+fn plain_class(kind: Kind, slot_bits: u8) -> [Option<u32>; 2] {
+    match kind {
+        Kind::Object(Some(c)) => [(slot_bits == 0).then_some(c), (slot_bits & SLOT_CONTAINER == 0).then_some(c)],
+        _ => [None, None],
     }
 }
 

@@ -44,11 +44,7 @@ impl<'t> Target<'t> for &'t PropertyDef {
     #[inline(always)]
     fn plain_object(self, s: &Serializer<'t>) -> Option<u32> {
         // Shallow: no presence bit, no container; deep: no container (`OMITTABLE` alone).
-        let before = if s.shallow { self.slot_bits } else { self.slot_bits & sf::CONTAINER };
-        match self.kind {
-            Kind::Object(Some(c)) if before == 0 => Some(c),
-            _ => None,
-        }
+        self.plain_class[usize::from(!s.shallow)]
     }
 }
 
