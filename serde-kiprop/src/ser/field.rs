@@ -27,6 +27,12 @@ pub(super) trait Target<'t>: Copy {
     fn deep_hash(self) -> Option<u32> {
         None
     }
+    /// The element slot when a sequence here is a shallow container with nothing written
+    /// before its length prefix (what `ValueSer::seq`'s fast case checks of the slot).
+    #[inline(always)]
+    fn plain_container(self, _s: &Serializer<'t>) -> Option<Slot<'t>> {
+        None
+    }
 }
 
 impl<'t> Target<'t> for &'t PropertyDef {
@@ -45,6 +51,16 @@ impl<'t> Target<'t> for &'t PropertyDef {
     fn plain_object(self, s: &Serializer<'t>) -> Option<u32> {
         // Shallow: no presence bit, no container; deep: no container (`OMITTABLE` alone).
         self.plain_class[usize::from(!s.shallow)]
+    }
+    #[inline(always)]
+    fn plain_container(self, s: &Serializer<'t>) -> Option<Slot<'t>> {
+        // (The slot's bits in shallow mode are `slot_bits`: a container, no presence bit.)
+        (s.shallow && self.slot_bits == sf::CONTAINER).then_some(Slot {
+            prop: Some(self),
+            kind: self.kind,
+            auto_type: 0,
+            f: sf::ELEMENT,
+        })
     }
 }
 
@@ -265,6 +281,18 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
     }
     #[inline(always)]
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 't>> {
+        if let Some(n) = len {
+            // `ValueSer::seq`'s fast case for a shallow container property, without building
+            // the slot `ValueSer` would take: length prefix, then the elements.
+            let s = &mut *self.s;
+            if let Some(slot) = self.to.plain_container(s) {
+                if !s.compact && n <= u32::MAX as usize && s.depth != 0 {
+                    s.depth -= 1;
+                    s.w.write_u32(n as u32);
+                    return Ok(SeqSer(SeqInner::Container { s: self.s, slot, patch: None }));
+                }
+            }
+        }
         let hash = self.to.deep_hash();
         let vs = self.value();
         if let (Some(hash), Some(n)) = (hash, len) {
