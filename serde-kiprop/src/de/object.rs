@@ -177,6 +177,11 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
 
     /// Lets the visitor see an object's properties. `fields` are the serde struct's (keys go by
     /// index when they are the class's properties), or empty.
+    ///
+    /// Shallow objects of serde structs are read here, inline; deep and dynamic objects by
+    /// [`visit_object_other`](Self::visit_object_other), out of line (a deep object's reads are
+    /// many and each property's size is checked, so one call more costs it little, and the code
+    /// a derived struct's `deserialize` becomes is smaller for both modes).
     #[inline(always)]
     pub(super) fn visit_object<V: Visitor<'de>>(
         &mut self,
@@ -186,21 +191,47 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         fields: &'static [&'static str],
         charge: bool,
     ) -> Result<V::Value> {
+        if !self.shallow || header || charge {
+            return self.visit_object_other(class, v, header, fields, charge);
+        }
         // Shallow data whose every property is written, in the serde struct's field order: the
         // properties as a sequence (no keys), as formats without names hand derived structs.
         // This test is the only one that sends an object there: `object_body`'s objects are the
         // others.
         // (The tests `object_body` would make, in the order that tries the cheapest first; they
-        // have no effect but the classes' caches. `charge` comes only with `header`.)
-        if self.shallow
-            && !header
-            && !charge
-            && !class.has_delta
-            && class.fields_are_props(fields)
-            && class.all_included(&self.incl)
-        {
+        // have no effect but the classes' caches.)
+        if !class.has_delta && class.fields_are_props(fields) && class.all_included(&self.incl) {
             return self.visit_plain(class, v);
         }
+        let mut access = self.object_body(class, header, fields, charge)?;
+        // Classes with DELTA_ENCODE properties as a sequence only when the decode can be redone
+        // (see `decode_root`).
+        let value = if access.by_index && access.d.seq_retry && access.all_in {
+            v.visit_seq(PropertySeq(&mut access))?
+        } else if access.by_index {
+            // The common map: a serde struct of the class's properties (see `FieldMap`).
+            v.visit_map(FieldMap::<_, true>(&mut access))?
+        } else {
+            v.visit_map(Inline(&mut access))?
+        };
+        access.finish()?;
+        Ok(value)
+    }
+
+    /// [`visit_object`](Self::visit_object) for deep objects and dynamic ones (`header`,
+    /// `charge`), out of line. Shallow objects of serde structs never come here, so nothing
+    /// here calls the visitor of `visit_object`'s own paths (the plain sequence, [`FieldMap`]):
+    /// with one call site each, the optimiser inlines the map's visitor into the struct's
+    /// `deserialize` (where a second call site here kept it out of line).
+    #[inline(never)]
+    fn visit_object_other<V: Visitor<'de>>(
+        &mut self,
+        class: &'t ClassDef,
+        v: V,
+        header: bool,
+        fields: &'static [&'static str],
+        charge: bool,
+    ) -> Result<V::Value> {
         let mut access = self.object_body(class, header, fields, charge)?;
         // Classes with DELTA_ENCODE properties, and deep objects (properties in id order, as
         // writers put them), as a sequence only when the decode can be redone (see
@@ -208,11 +239,10 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let seq = access.by_index && access.header == 4 && access.d.seq_retry && (access.all_in || !access.d.shallow);
         let value = if seq {
             v.visit_seq(PropertySeq(&mut access))?
-        } else if access.header == 4 && access.by_index && !access.charge {
+        } else if access.header == 4 && access.by_index && !access.charge && !access.d.shallow {
             // The common map: a serde struct of the class's properties (see `FieldMap`).
-            if access.d.shallow {
-                v.visit_map(FieldMap::<_, true>(&mut access))?
-            } else if !class.has_delta && access.deep_in_order() {
+            // (Shallow, this is `visit_object`'s case; `Inline` below gives the same map.)
+            if !class.has_delta && access.deep_in_order() {
                 // Every property once, in id order, with its declared type: what the map would
                 // hand out key by key, as a sequence (see `DeepSeq`). Not tried for classes with
                 // DELTA_ENCODE properties, which deep writers leave out when absent (mk48's
@@ -243,9 +273,9 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         self.enter()?;
         let mut seq = PlainSeq { d: &mut *self, props: class.props.iter() };
         let value = v.visit_seq(super::container::Inline(&mut seq))?;
-        let idx = class.props.len() - seq.props.len();
-        if idx != class.props.len() {
-            self.skip_plain(class, idx)?;
+        let left = seq.props.len();
+        if left != 0 {
+            self.skip_plain(class, class.props.len() - left)?;
         }
         self.leave();
         Ok(value)
