@@ -83,7 +83,16 @@ impl<'a, 'de, 't, I: Input<'de>> ValueDe<'a, 'de, 't, I> {
     /// property's type is the Rust type's (the common case), the read is specialised inline.
     #[inline(always)]
     pub(super) fn number<V: Visitor<'de>>(self, hint: Prim, v: V) -> Result<V::Value> {
-        if self.slot.kind == Kind::Prim(hint) && !self.slot.container() {
+        // A property's own value (not a container's element): its `deep_direct`, worked out
+        // once, is `Some(hint)` exactly when this slot's kind is `Prim(hint)` and the property is
+        // not a container (a slot's kind is its property's, but for a property without a type,
+        // whose `deep_direct` is `None`): one byte compare for the test below.
+        let direct = match self.slot.prop {
+            Some(p) if !self.slot.element => p.deep_direct == Some(hint),
+            _ => false,
+        };
+        debug_assert!(!direct || (self.slot.kind == Kind::Prim(hint) && !self.slot.container()));
+        if direct || (self.slot.kind == Kind::Prim(hint) && !self.slot.container()) {
             let s = self.d.scalar(hint)?;
             return visit_scalar(s, v);
         }
