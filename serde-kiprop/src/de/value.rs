@@ -433,6 +433,11 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         if slot.container() {
             return Err(self.mismatch("a struct"));
         }
+        // Objects first: one compare of the kind's tag, where the `match` below works out which
+        // of its arms the kind is in several steps.
+        if let Kind::Object(_) | Kind::Auto = slot.kind {
+            return self.d.object(slot, v, false, fields, false);
+        }
         match slot.kind {
             Kind::Leaf(leaf) => {
                 if leaf.fields_in_wire_order(fields) {
@@ -443,7 +448,6 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
                 let wire = self.d.read_leaf(leaf)?;
                 v.visit_map(LeafAccess { leaf, wire, fields: leaf.fields(), i: 0 })
             }
-            Kind::Object(_) | Kind::Auto => self.d.object(slot, v, false, fields, false),
             _ => Err(self.mismatch("a struct")),
         }
     }
