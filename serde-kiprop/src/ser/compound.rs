@@ -43,7 +43,7 @@ impl SeqSer<'_, '_> {
                 s.close(patch);
                 Ok(())
             }
-            SeqInner::Leaf(l) => l.finish(),
+            SeqInner::Leaf(mut l) => l.finish(),
         }
     }
 }
@@ -107,8 +107,8 @@ impl ser::SerializeStruct for StructSer<'_, '_> {
         }
     }
     #[inline(always)]
-    fn end(self) -> Result<()> {
-        match self.0 {
+    fn end(mut self) -> Result<()> {
+        match &mut self.0 {
             StructInner::Object(s, st) => s.end_object(st),
             StructInner::Leaf(l) => l.finish(),
         }
@@ -169,7 +169,7 @@ impl ser::SerializeMap for MapSer<'_, '_> {
             MapInner::Pairs { s, class, state, .. } => {
                 let mut st = state.take().ok_or_else(|| Error::custom_msg("map value before its key".into()))?;
                 s.field_slow(&mut st, Key::Dynamic(&class.props[1].name), v)?;
-                s.end_object(st)
+                s.end_object(&mut st)
             }
             MapInner::Leaf(l, key) => {
                 let k = key.take().unwrap_or_default();
@@ -221,9 +221,9 @@ impl ser::SerializeMap for MapSer<'_, '_> {
                 s.close(patch);
                 Ok(())
             }
-            MapInner::Leaf(l, _) => l.finish(),
+            MapInner::Leaf(mut l, _) => l.finish(),
             MapInner::Object { s, slot, state, .. } => match state {
-                Some(st) => s.end_object(st),
+                Some(mut st) => s.end_object(&mut st),
                 None => Err(Error::mismatch(slot.name(), "an object map with $__type")),
             },
         }

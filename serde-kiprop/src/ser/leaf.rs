@@ -102,7 +102,7 @@ impl<'a, 't> LeafSer<'a, 't> {
     }
 
     #[inline]
-    pub(super) fn finish(self) -> Result<()> {
+    pub(super) fn finish(&mut self) -> Result<()> {
         let len = self.leaf.len();
         if self.s.leaf.filled != (1u16 << len) - 1 {
             return Err(self.incomplete());

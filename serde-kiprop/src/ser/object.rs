@@ -262,10 +262,11 @@ impl<'t> Serializer<'t> {
     }
 
     #[inline(always)]
-    pub(super) fn end_object(&mut self, mut st: ObjectState<'t>) -> Result<()> {
+    pub(super) fn end_object(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
+        // (By reference: the state is read where the fields left it, not copied out first.)
         if self.shallow {
             if !st.rest.as_slice().is_empty() || st.buffered != 0 {
-                self.end_shallow_slow(&mut st)?;
+                self.end_shallow_slow(st)?;
             }
         } else {
             let size = self.w.bit_pos() - st.size_pos;
