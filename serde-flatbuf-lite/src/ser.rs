@@ -200,22 +200,29 @@ impl Serializer {
         ValueSer { s: self, place }
     }
 
+    /// Counts a table being opened against the depth and table limits. Inlined into every table's open (one
+    /// per record on tables of records); the error is built out of line.
+    #[inline(always)]
     fn enter_table(&mut self) -> Result<()> {
         self.depth += 1;
         self.tables += 1;
-        if self.depth > self.opts.max_depth {
-            return Err(Error::new(
-                ErrorKind::DepthLimitExceeded,
-                format!("more than {} nested tables (official verifiers would reject the buffer)", self.opts.max_depth),
-            ));
-        }
-        if self.tables > self.opts.max_tables {
-            return Err(Error::new(
-                ErrorKind::TableLimitExceeded,
-                format!("more than {} tables", self.opts.max_tables),
-            ));
+        if self.depth > self.opts.max_depth || self.tables > self.opts.max_tables {
+            return Err(self.table_limit());
         }
         Ok(())
+    }
+
+    /// The error of [`Serializer::enter_table`] (the depth limit is checked first, as before).
+    #[cold]
+    #[inline(never)]
+    fn table_limit(&self) -> Error {
+        if self.depth > self.opts.max_depth {
+            return Error::new(
+                ErrorKind::DepthLimitExceeded,
+                format!("more than {} nested tables (official verifiers would reject the buffer)", self.opts.max_depth),
+            );
+        }
+        Error::new(ErrorKind::TableLimitExceeded, format!("more than {} tables", self.opts.max_tables))
     }
 
     /// Writes the open table whose fields start at `fields_start`.
@@ -658,6 +665,7 @@ pub struct TableSer<'a> {
 }
 
 impl<'a> TableSer<'a> {
+    #[inline(always)]
     fn open(s: &'a mut Serializer, place: Place, name: &'static str) -> Result<Self> {
         s.enter_table()?;
         let unions = match &s.plan {
