@@ -430,6 +430,7 @@ pub(crate) struct TableScratch {
 
 /// Writes a table with `fields` (inline struct bytes in `struct_bytes`) and its vtable (or reuses an identical
 /// one), returning the table's distance.
+#[inline(always)]
 pub(crate) fn write_table(
     b: &mut Builder,
     vtables: &mut Vtables,
@@ -442,6 +443,21 @@ pub(crate) fn write_table(
         vtables.last = Some(vtables.layouts[cache].vtable);
         return Ok(table);
     }
+    write_new_table(b, vtables, scratch, fields, struct_bytes, cache)
+}
+
+/// [`write_table`] for a table not laid out like the cached one of its field count: computes the layout and
+/// the vtable, and caches them. Out of line, so that the cached path (most tables of a run of one type) keeps
+/// its few values in registers instead of sharing this path's stack frame.
+#[inline(never)]
+fn write_new_table(
+    b: &mut Builder,
+    vtables: &mut Vtables,
+    scratch: &mut TableScratch,
+    fields: &[Field],
+    struct_bytes: &[u8],
+    cache: usize,
+) -> Result<u32> {
     // Group fields by alignment: the most aligned ones at the highest addresses (written first), the
     // smallest ones next to the soffset, so there is padding only at the two ends.
     let mut class_bytes = [0usize; 4];
