@@ -5,7 +5,7 @@
 
 use super::compound::{MapSer, SeqInner, SeqSer, StructInner, StructSer};
 use super::value::ValueSer;
-use super::{Serializer, Slot, from_raw, raw, sf};
+use super::{PLAIN_STRING_MAX, Serializer, Slot, from_raw, raw, sf};
 use crate::codec::{Prim, Scalar};
 use crate::error::{Error, Result};
 use crate::schema::{Kind, PropertyDef};
@@ -223,7 +223,7 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
             }
             // (`check_len`'s answer for plain prefixes; compact ones and overlong strings go
             // out of line.)
-            if !self.s.compact && v.len() <= 0xFFFF {
+            if !self.s.compact && v.len() <= PLAIN_STRING_MAX {
                 self.s.w.write_plain_string(v.as_bytes());
                 return Ok(());
             }

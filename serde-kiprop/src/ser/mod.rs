@@ -9,6 +9,10 @@ use crate::schema::{EnumDef, Kind, PropertyDef, TypeList, flags};
 use crate::types::auto_type_name;
 use crate::value::Value;
 
+/// The longest `std::string` a plain (not compact) length prefix holds: a u16 count of bytes.
+/// `check_len` and the inline string paths that stand in for it use this one bound.
+const PLAIN_STRING_MAX: usize = 0xFFFF;
+
 mod compound;
 mod field;
 mod into;
@@ -362,7 +366,7 @@ impl<'t> Serializer<'t> {
         let max = if self.compact {
             0x7FFF_FFFF
         } else if string {
-            0xFFFF
+            PLAIN_STRING_MAX
         } else {
             u32::MAX as usize
         };

@@ -2,7 +2,7 @@
 
 use super::compound::{MapInner, MapSer, SeqInner, SeqSer, StructInner, StructSer};
 use super::leaf::LeafSer;
-use super::{Serializer, Slot, mismatch, sf};
+use super::{PLAIN_STRING_MAX, Serializer, Slot, mismatch, sf};
 use crate::codec::{Prim, Scalar};
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::Kind;
@@ -207,7 +207,7 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     fn serialize_str(self, v: &str) -> Result<()> {
         // Fast path: a `std::string` with nothing to write before it.
         if matches!(self.slot.kind, Kind::Prim(Prim::Str)) && self.slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
-            if !self.s.compact && v.len() <= 0xFFFF {
+            if !self.s.compact && v.len() <= PLAIN_STRING_MAX {
                 self.s.w.write_plain_string(v.as_bytes());
                 return Ok(());
             }
