@@ -16,6 +16,7 @@ mod payload;
 mod reader;
 mod ser;
 pub mod url;
+mod writer;
 
 pub use bson;
 pub use container::{Compression, Extension, Header};

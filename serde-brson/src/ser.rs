@@ -1,4 +1,5 @@
-//! Serialization: serde → BSON (the `bson` crate's raw serializer) → codec → container.
+//! Serialization: serde → BSON (serde-brson's own [`writer`], which leaves the rare shapes to the
+//! `bson` crate's raw serializer) → codec → container.
 
 use std::io::Write;
 
@@ -9,11 +10,17 @@ use crate::container::{Compression, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use crate::payload;
+use crate::writer;
 
 /// Serializes `value` (a struct or map: the root of a data tree is a BSON document) to BSON.
 pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<()> {
     let start = out.len();
-    bson::serialize_to_buffer(&value, out).map_err(Error::from)?;
+    if writer::write(value, out).is_err() {
+        // Something the writer leaves to `bson`: it writes the whole value, with its bytes and
+        // its errors.
+        out.truncate(start);
+        bson::serialize_to_buffer(&value, out).map_err(Error::from)?;
+    }
     if out.len() - start < 5 {
         out.truncate(start);
         return Err(Error::new(ErrorKind::Unsupported, "the root of a data tree must be a struct or a map"));
