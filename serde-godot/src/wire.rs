@@ -721,6 +721,27 @@ pub(crate) fn put_short_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, wor
     out.truncate(start + n + 8 + ((s.len() + 3) & !3));
 }
 
+/// [`put_short_after`] for `s` of 17 to 32 bytes: one fixed-size write (the first and last 16
+/// bytes of `s`, overlapping), where the general path's variable-size copy is a `memcpy` call
+/// and a capacity check per part.
+#[inline(always)]
+pub(crate) fn put_mid_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
+    let len = s.len();
+    debug_assert!((17..=32).contains(&len) && n <= 16);
+    let (head, tail) =
+        (s.first_chunk::<16>().expect("17 bytes or more"), s.last_chunk::<16>().expect("17 bytes or more"));
+    let start = out.len();
+    out.extend_from_slice(&[0u8; 56]);
+    let dst: &mut [u8; 56] = (&mut out[start..start + 56]).try_into().expect("56 bytes");
+    // The prefix's bytes past `n` are zeros or overwritten by what follows.
+    dst[..16].copy_from_slice(&prefix);
+    let rest: &mut [u8; 40] = (&mut dst[n..n + 40]).try_into().expect("40 bytes");
+    rest[..8].copy_from_slice(&word);
+    rest[len - 8..len + 8].copy_from_slice(tail);
+    rest[8..24].copy_from_slice(head);
+    out.truncate(start + n + 8 + ((len + 3) & !3));
+}
+
 /// Appends length, bytes and zero padding of a string body.
 #[inline]
 pub(crate) fn put_str_body<O: Output>(out: &mut O, s: &[u8]) -> Result<()> {
@@ -781,12 +802,19 @@ fn put_short_str_value<O: Output, const SIZE: usize>(out: &mut O, prefix: u128, 
 /// `#[cold]`: long strings are common in some data, a log's messages).
 #[inline(never)]
 fn put_str_value_slow<O: Output, const SIZE: usize>(out: &mut O, prefix: u128, header: u32, s: &[u8]) -> Result<()> {
-    if s.len() <= 16 {
-        put_short_str_value::<O, SIZE>(out, prefix, header, s);
-        return Ok(());
+    match s.len() {
+        ..=16 => put_short_str_value::<O, SIZE>(out, prefix, header, s),
+        // Up to 32 bytes (namespaced ids, paths): a fixed-size write here, no second call.
+        17..=32 => {
+            let word = ((header as u64) | ((s.len() as u64) << 32)).to_le_bytes();
+            out.put_mid_after(prefix.to_le_bytes(), SIZE, word, s);
+        }
+        _ => {
+            out.put(&prefix.to_le_bytes()[..SIZE]);
+            return put_long_str_value(out, header, s);
+        }
     }
-    out.put(&prefix.to_le_bytes()[..SIZE]);
-    put_long_str_value(out, header, s)
+    Ok(())
 }
 
 /// [`put_str_value`] for a string that is usually a literal (a struct's field name): the value is
@@ -974,6 +1002,33 @@ mod tests {
     #[test]
     fn padding() {
         assert_eq!([pad4(0), pad4(1), pad4(2), pad4(3), pad4(4), pad4(5)], [0, 3, 2, 1, 0, 3]);
+    }
+
+    #[test]
+    fn strings_after_a_key_are_written_alike() {
+        // After a Dictionary-form key of each size: every length through the short (up to 16
+        // bytes), mid-size (17 to 32) and long paths, into a `Vec` with room and one without.
+        fn check<const SIZE: usize>() {
+            let prefix = u128::from_le_bytes(std::array::from_fn(|i| 0x80 | i as u8));
+            for len in 0..40 {
+                for cap in [0, 256] {
+                    let s: Vec<u8> = (0..len as u8).map(|b| b'a' + b % 26).collect();
+                    let mut out = Vec::with_capacity(cap);
+                    out.push(0xEE);
+                    put_str_value_after::<Vec<u8>, SIZE>(&mut out, prefix, 4, &s).unwrap();
+                    let mut expected = vec![0xEE];
+                    expected.extend_from_slice(&prefix.to_le_bytes()[..SIZE]);
+                    expected.extend_from_slice(&[4, 0, 0, 0, len as u8, 0, 0, 0]);
+                    expected.extend_from_slice(&s);
+                    expected.resize(1 + SIZE + 8 + len + pad4(len), 0);
+                    assert_eq!(out, expected, "key {SIZE}, {len} bytes, capacity {cap}");
+                }
+            }
+        }
+        check::<0>();
+        check::<8>();
+        check::<12>();
+        check::<16>();
     }
 
     #[test]

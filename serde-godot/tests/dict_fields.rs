@@ -152,7 +152,8 @@ fn a_field_name_with_a_nul_is_written_whole() {
 /// whose name is too long to go with it) end anywhere in a `to_slice` buffer or at a `Vec`'s
 /// capacity: `to_slice` and `SizeCounter` take the inline short-string write unconditionally
 /// (their `has_room` is always true), a `Vec` only when it has room, so each must be exact on
-/// its own.
+/// its own. Strings of 17 to 32 bytes (one fixed-size write into a `Vec`, the general writes
+/// elsewhere) and longer ones are checked the same way.
 #[test]
 fn short_strings_at_the_end_of_the_output_are_exact() {
     #[derive(Serialize)]
@@ -166,7 +167,19 @@ fn short_strings_at_the_end_of_the_output_are_exact() {
     for form in [StructForm::Dictionary, StructForm::Array] {
         for version in [Version::Godot4, Version::Godot3] {
             let opts = Options::new().struct_form(form).version(version);
-            for s in ["", "a", "abc", "abcd", "abcdefgh", "sixteen_bytes_ab", "seventeen_bytes_a"] {
+            let strings = [
+                "",
+                "a",
+                "abc",
+                "abcd",
+                "abcdefgh",
+                "sixteen_bytes_ab",
+                "seventeen_bytes_a",
+                "minecraft:diamond_sword",
+                "exactly_thirty_two_bytes_long_ab",
+                "thirty_three_bytes_long_string_ab",
+            ];
+            for s in strings {
                 let msg = Msg {
                     id: 7,
                     name: s.to_owned(),

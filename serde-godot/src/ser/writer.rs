@@ -272,6 +272,15 @@ pub trait Output: Default + sealed::Sealed {
         self.put_short(word, s);
     }
 
+    /// [`put_short_after`](Output::put_short_after) for `s` of 17 to 32 bytes (a namespaced
+    /// id, a path: the common longer string).
+    #[inline]
+    fn put_mid_after(&mut self, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
+        self.put(&prefix[..n]);
+        self.put(&word);
+        self.put_padded(s);
+    }
+
     /// Appends `s` and zeros up to a multiple of 4.
     #[inline]
     fn put_padded(&mut self, s: &[u8]) {
@@ -320,6 +329,11 @@ impl Output for Vec<u8> {
     #[inline(always)]
     fn put_short_after(&mut self, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
         wire::put_short_after(self, prefix, n, word, s);
+    }
+
+    #[inline(always)]
+    fn put_mid_after(&mut self, prefix: [u8; 16], n: usize, word: [u8; 8], s: &[u8]) {
+        wire::put_mid_after(self, prefix, n, word, s);
     }
 
     #[inline(always)]
