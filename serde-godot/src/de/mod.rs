@@ -304,6 +304,64 @@ impl<'de> Deserializer<'de> {
         self.slow(start, header, visitor)
     }
 
+    /// What `deserialize_seq`'s fast path (an untyped ARRAY) does not take: a PackedByteArray,
+    /// a Dictionary, or any other value. Out of line, so that the fast path is small enough
+    /// to inline where a `Vec` field is read (inlined, this path gave every `deserialize_seq`
+    /// a large frame to set up and tear down).
+    #[inline(never)]
+    fn seq_other<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        if ty == VariantType::PackedByteArray {
+            // `Vec<u8>` without serde_bytes asks for a sequence of u8.
+            let bytes = decode::packed_bytes(&mut self.r, self.opts.max_len)?;
+            let mut access = SeqDeserializer::<_, Error>::new(bytes.iter().copied());
+            let value = visitor.visit_seq(&mut access).map_err(|e| e.or_at(start))?;
+            access.end()?;
+            return Ok(value);
+        }
+        self.value(start, ty, header, visitor)
+    }
+
+    /// What `deserialize_enum`'s fast path does not take: a variant by name, a 64-bit or
+    /// negative index, a `{variant: value}` Dictionary, or any other value. Out of line, so
+    /// that the fast path inlines where an enum (or an `Option` of one) is read.
+    #[inline(never)]
+    fn enum_other<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.r.pos();
+        let (ty, header) = self.header()?;
+        let result = match ty {
+            VariantType::String | VariantType::StringName => {
+                let name = self.r.str(self.opts.max_len)?;
+                visitor.visit_enum(name.into_deserializer())
+            }
+            VariantType::Int => {
+                let v = if header & FLAG_64 != 0 { self.r.u64()? as i64 } else { self.r.u32()? as i32 as i64 };
+                let index = u32::try_from(v)
+                    .map_err(|_| <Error as de::Error>::invalid_value(de::Unexpected::Signed(v), &"a variant index"))?;
+                visitor.visit_enum(index.into_deserializer())
+            }
+            VariantType::Dictionary => {
+                decode::container_type(&mut self.r, &self.opts, header, 16)?;
+                decode::container_type(&mut self.r, &self.opts, header, 18)?;
+                let count = self.r.count(self.opts.max_len)?;
+                if count != 1 {
+                    return Err(Error::at(
+                        ErrorKind::InvalidData("an enum must be a one-entry Dictionary {variant: value}"),
+                        start,
+                    ));
+                }
+                self.depth += 1;
+                self.check_depth()?;
+                let value = visitor.visit_enum(Tagged { de: &mut *self, key_at: 0 });
+                self.depth -= 1;
+                value
+            }
+            _ => return self.value(start, ty, header, visitor),
+        };
+        result.map_err(|e| e.or_at(start))
+    }
+
     /// A container for the seq / struct fast paths.
     #[inline]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -853,20 +911,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // An untyped ARRAY and its count, one 8-byte read. A Dictionary (visited as a map, an
+        // error for most sequence visitors) goes the general way with everything else, which
+        // reads it exactly as `opened` would: this path stays small enough to inline.
+        let array = self.containers().0;
         let start = self.r.pos();
-        if let Some((header, raw)) = self.open_container() {
-            return self.opened(start, header, raw, visitor);
+        if let Some(word) = self.r.word_if(|w| w as u32 == array) {
+            let count = wire::count_of((word >> 32) as u32, self.opts.max_len, start + 4)?;
+            return self.seq(count, &[], visitor).map_err(|e| e.or_at(start));
         }
-        let (ty, header) = self.header()?;
-        if ty == VariantType::PackedByteArray {
-            // `Vec<u8>` without serde_bytes asks for a sequence of u8.
-            let bytes = decode::packed_bytes(&mut self.r, self.opts.max_len)?;
-            let mut access = SeqDeserializer::<_, Error>::new(bytes.iter().copied());
-            let value = visitor.visit_seq(&mut access).map_err(|e| e.or_at(start))?;
-            access.end()?;
-            return Ok(value);
-        }
-        self.value(start, ty, header, visitor)
+        self.seq_other(visitor)
     }
 
     #[inline]
@@ -965,6 +1019,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -976,37 +1031,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if let Some(word) = self.r.word_if(|w| w as u32 == INT && w >> 63 == 0) {
             return visitor.visit_enum(((word >> 32) as u32).into_deserializer()).map_err(|e: Error| e.or_at(start));
         }
-        let (ty, header) = self.header()?;
-        let result = match ty {
-            VariantType::String | VariantType::StringName => {
-                let name = self.r.str(self.opts.max_len)?;
-                visitor.visit_enum(name.into_deserializer())
-            }
-            VariantType::Int => {
-                let v = if header & FLAG_64 != 0 { self.r.u64()? as i64 } else { self.r.u32()? as i32 as i64 };
-                let index = u32::try_from(v)
-                    .map_err(|_| <Error as de::Error>::invalid_value(de::Unexpected::Signed(v), &"a variant index"))?;
-                visitor.visit_enum(index.into_deserializer())
-            }
-            VariantType::Dictionary => {
-                decode::container_type(&mut self.r, &self.opts, header, 16)?;
-                decode::container_type(&mut self.r, &self.opts, header, 18)?;
-                let count = self.r.count(self.opts.max_len)?;
-                if count != 1 {
-                    return Err(Error::at(
-                        ErrorKind::InvalidData("an enum must be a one-entry Dictionary {variant: value}"),
-                        start,
-                    ));
-                }
-                self.depth += 1;
-                self.check_depth()?;
-                let value = visitor.visit_enum(Tagged { de: &mut *self, key_at: 0 });
-                self.depth -= 1;
-                value
-            }
-            _ => return self.value(start, ty, header, visitor),
-        };
-        result.map_err(|e| e.or_at(start))
+        self.enum_other(visitor)
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
