@@ -483,6 +483,41 @@ impl BitWriter {
         patch
     }
 
+    /// Deep mode: a property header whose aligned value of `bits` bits follows (a leaf struct):
+    /// the size is known up front (the padding up to the header, its 64 bits and the value's),
+    /// so the header is written whole, with no patch.
+    #[inline(always)]
+    pub(crate) fn write_deep_header_sized(&mut self, hash: u32, bits: u32) {
+        let pad = (8 - self.used) & 7;
+        self.write_u64(u64::from(pad + 64 + bits) | u64::from(hash) << 32);
+    }
+
+    /// Deep mode: a property header (size placeholder + `hash`) and the object it holds (its
+    /// `tag` and size placeholder) in one aligned append. Returns the byte index of the
+    /// object's size field and what precedes that field in the property, in bits (the padding
+    /// up to the header, the header and the tag), for [`patch_deep_object`](Self::patch_deep_object).
+    #[inline(always)]
+    pub(crate) fn write_deep_object_header(&mut self, hash: u32, tag: u32) -> (usize, u8) {
+        let pad = (8 - self.used) & 7;
+        let at = self.buf.len();
+        let mut bytes = [0u8; 16];
+        bytes[4..8].copy_from_slice(&hash.to_le_bytes());
+        bytes[8..12].copy_from_slice(&tag.to_le_bytes());
+        self.put(bytes);
+        (at + 12, (pad + 96) as u8)
+    }
+
+    /// Fills in the sizes written as placeholders by
+    /// [`write_deep_object_header`](Self::write_deep_object_header): the object's (`size`, at
+    /// byte `at`) and its property's (`size` plus `head`, twelve bytes before it), with one
+    /// bounds check.
+    #[inline(always)]
+    pub(crate) fn patch_deep_object(&mut self, at: usize, size: u32, head: u8) {
+        let b = &mut self.buf[at - 12..at + 4];
+        b[..4].copy_from_slice(&size.wrapping_add(u32::from(head)).to_le_bytes());
+        b[12..].copy_from_slice(&size.to_le_bytes());
+    }
+
     /// A deep property header about to be written here: its size counts from the unaligned
     /// position, and its size field is the first aligned word (a partly filled last byte is
     /// already in the buffer, so that word starts at the buffer's length).
@@ -579,29 +614,11 @@ impl BitWriter {
         }
     }
 
-    /// The writer's state, for [`rewind`](Self::rewind).
+    /// The writer's state: the buffer's length (a partly filled last byte included) and the
+    /// bits used in its last byte.
     #[inline(always)]
     pub(crate) fn mark(&self) -> (usize, u32) {
         (self.buf.len(), self.used)
-    }
-
-    /// Forgets everything written since [`mark`](Self::mark) returned `mark`.
-    #[inline]
-    pub(crate) fn rewind(&mut self, mark: (usize, u32)) {
-        self.buf.truncate(mark.0);
-        self.used = mark.1;
-        if self.used != 0 {
-            // Bits after the mark in its partly filled byte came later: clear them.
-            if let Some(last) = self.buf.last_mut() {
-                *last &= (1u8 << self.used) - 1;
-            }
-        }
-    }
-
-    /// The bit position of a [`mark`](Self::mark).
-    #[inline(always)]
-    pub(crate) fn mark_bit_pos(mark: (usize, u32)) -> u64 {
-        mark.0 as u64 * 8 - u64::from((8 - mark.1) & 7)
     }
 
     /// Overwrites the four bytes at byte index `at`, written earlier, with `v` (little-endian).

@@ -343,10 +343,6 @@ pub struct PropertyDef {
     /// Deep mode's `direct`, worked out once: `Some(p)` when `kind` is `Prim(p)` and the
     /// property is not a container (DELTA_ENCODE or not: deep mode writes no presence bit).
     pub(crate) deep_direct: Option<Prim>,
-    /// Deep mode: the value writes the property's header itself (a number, string, enum or
-    /// untyped value, or a container), worked out once; false for a single object or leaf
-    /// struct, whose header the property writes and patches.
-    pub(crate) deep_value: bool,
     /// The serializer's object shortcut, worked out once the classes are resolved: the class
     /// index when the property holds one object of a known class with nothing written before
     /// it, per mode (`[shallow, deep]`: shallow rules out a presence bit and a container, deep a
@@ -960,7 +956,6 @@ fn make_property(
         Kind::Prim(p) if !dynamic => Some(p),
         _ => None,
     };
-    let deep_value = dynamic || !matches!(kind, Kind::Object(_) | Kind::Leaf(_));
     let plain_class = plain_class(kind, slot_bits);
     PropertyDef {
         name,
@@ -973,7 +968,6 @@ fn make_property(
         slot_bits,
         direct,
         deep_direct,
-        deep_value,
         plain_class,
         kind,
         owns_tag: false,

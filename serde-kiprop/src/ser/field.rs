@@ -33,29 +33,35 @@ pub(super) trait Target<'t>: Copy {
     fn plain_container(self, _s: &Serializer<'t>) -> Option<Slot<'t>> {
         None
     }
+    /// Deep mode, a property whose header the value writes, holding one object of a known
+    /// class (not a container): the class index, so that a struct of that class is written
+    /// with the header in one go.
+    #[inline(always)]
+    fn deep_object(self) -> Option<u32> {
+        None
+    }
 }
 
+/// A shallow-mode property (deep mode's is [`DeepProp`]).
 impl<'t> Target<'t> for &'t PropertyDef {
     #[inline(always)]
     fn direct(self, prim: Prim) -> bool {
         self.direct == Some(prim)
     }
-    /// Shallow mode as the schema says (presence bit, container); deep mode with the header
-    /// already written, so `None` leaves the property out.
+    /// As the schema says: a presence bit, a container.
     #[inline(always)]
-    fn slot(self, s: &Serializer<'t>) -> Slot<'t> {
-        let f = if s.shallow { self.slot_bits } else { sf::OMITTABLE | (self.slot_bits & sf::CONTAINER) };
-        Slot { prop: Some(self), kind: self.kind, auto_type: 0, f }
+    fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
+        Slot { prop: Some(self), kind: self.kind, auto_type: 0, f: self.slot_bits }
     }
     #[inline(always)]
-    fn plain_object(self, s: &Serializer<'t>) -> Option<u32> {
-        // Shallow: no presence bit, no container; deep: no container (`OMITTABLE` alone).
-        self.plain_class[usize::from(!s.shallow)]
+    fn plain_object(self, _: &Serializer<'t>) -> Option<u32> {
+        // No presence bit, no container.
+        self.plain_class[0]
     }
     #[inline(always)]
-    fn plain_container(self, s: &Serializer<'t>) -> Option<Slot<'t>> {
-        // (The slot's bits in shallow mode are `slot_bits`: a container, no presence bit.)
-        (s.shallow && self.slot_bits == sf::CONTAINER).then_some(Slot {
+    fn plain_container(self, _: &Serializer<'t>) -> Option<Slot<'t>> {
+        // (The slot's bits are `slot_bits`: a container, no presence bit.)
+        (self.slot_bits == sf::CONTAINER).then_some(Slot {
             prop: Some(self),
             kind: self.kind,
             auto_type: 0,
@@ -68,7 +74,7 @@ impl<'t> Target<'t> for &Slot<'t> {
     #[inline(always)]
     fn direct(self, prim: Prim) -> bool {
         // `Serializer::scalar`'s fast case without the presence bit.
-        matches!(self.kind, Kind::Prim(p) if p == prim) && self.f & !(sf::ELEMENT | sf::OMITTABLE) == 0
+        matches!(self.kind, Kind::Prim(p) if p == prim) && self.f & !sf::ELEMENT == 0
     }
     #[inline(always)]
     fn slot(self, _: &Serializer<'t>) -> Slot<'t> {
@@ -83,9 +89,10 @@ impl<'t> Target<'t> for &Slot<'t> {
     }
 }
 
-/// A deep-mode property holding a number, string or enum value, or a container, whose header
-/// is not written yet: the value writes it. A value of the property's own type goes out with
-/// its header in one append (the size is known up front), a container writes header and length
+/// A deep-mode property, whose header is not written yet: the value writes it. A value of the
+/// property's own type goes out with its header in one append (the size is known up front), an
+/// object of the property's class with the header, its tag and its size placeholder in one
+/// append (both sizes are filled in at the object's end), a container with header and length
 /// together; anything else goes on with a slot whose header the value writes ([`sf::HEADER`]),
 /// as for untyped properties (`None` then writes nothing, which leaves the property out).
 #[derive(Clone, Copy)]
@@ -109,11 +116,15 @@ impl<'t> Target<'t> for DeepProp<'t> {
     fn deep_hash(self) -> Option<u32> {
         Some(self.0.hash)
     }
+    #[inline(always)]
+    fn deep_object(self) -> Option<u32> {
+        self.0.plain_class[1]
+    }
 }
 
-/// Serializes a value into a [`Target`]: a property of the object being written (the header in
-/// deep mode is the caller's; the presence bit of shallow DELTA_ENCODE is written with the value,
-/// as the slot says), or a container's element.
+/// Serializes a value into a [`Target`]: a property of the object being written (in shallow mode
+/// the presence bit of DELTA_ENCODE is written with the value, as the slot says; in deep mode the
+/// value writes the header, see [`DeepProp`]), or a container's element.
 pub(super) struct PropSer<'a, 't, K> {
     pub(super) s: &'a mut Serializer<'t>,
     pub(super) to: K,
@@ -338,7 +349,18 @@ impl<'a, 't, K: Target<'t>> ser::Serializer for PropSer<'a, 't, K> {
             let class = self.s.types.get(c);
             if class.rust_name.matches(name) {
                 self.s.enter()?;
-                let state = self.s.begin_plain(class)?;
+                let state = self.s.begin_plain(class);
+                return Ok(StructSer(StructInner::Object(self.s, state)));
+            }
+        }
+        if let (Some(c), Some(hash)) = (self.to.deep_object(), self.to.deep_hash()) {
+            // The same for a deep property holding an object, with the property's header:
+            // `ValueSer::serialize_struct` would write the header (`object_prefix`), then the
+            // object, and patch the header's size at the object's end.
+            let class = self.s.types.get(c);
+            if class.rust_name.matches(name) {
+                self.s.enter()?;
+                let state = self.s.begin_deep_property(hash, class);
                 return Ok(StructSer(StructInner::Object(self.s, state)));
             }
         }

@@ -107,10 +107,16 @@ impl<'a, 't> LeafSer<'a, 't> {
         if self.s.leaf.filled != (1u16 << len) - 1 {
             return Err(self.incomplete());
         }
-        let patch = if self.slot.f & (sf::PRESENCE | sf::HEADER) == 0 {
-            None
-        } else {
-            self.s.open(&self.slot, Some(self.leaf.type_name()))?
+        let patch = match self.slot.prop {
+            _ if self.slot.f & (sf::PRESENCE | sf::HEADER) == 0 => None,
+            // A deep property of this leaf type: its header's hash is the property's and the
+            // size is known up front (every component is aligned), so no patch.
+            Some(p) if self.slot.f == sf::HEADER && self.slot.auto_type == 0 && p.kind == self.slot.kind => {
+                let width = if self.leaf.component() == Prim::U8 { 8 } else { 32 };
+                self.s.w.write_deep_header_sized(p.hash, width * len as u32);
+                None
+            }
+            _ => self.s.open(&self.slot, Some(self.leaf.type_name()))?,
         };
         let vals = &self.s.leaf.vals;
         let w = &mut self.s.w;

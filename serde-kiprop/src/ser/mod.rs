@@ -52,8 +52,6 @@ pub struct Serializer<'t> {
     /// The flags that leave a property out in deep mode (DEPRECATED when skipped, else none).
     deep_skip: u32,
     incl: Inclusion,
-    /// Set by a deep-mode `None` whose property header the field already wrote (it rewinds).
-    omitted: bool,
     /// Shallow fields that arrived before their turn (out of id order), as (property index,
     /// value), for every object being written: each object's are the last ones while it is
     /// written (its nested objects take theirs out before they end).
@@ -87,7 +85,6 @@ impl<'t> Serializer<'t> {
             forbid_delta: opts.flags & serializer_flags::FORBID_DELTA_ENCODE != 0,
             deep_skip: if opts.skip_deprecated { flags::DEPRECATED } else { 0 },
             incl: opts.inclusion(),
-            omitted: false,
             buffered: Vec::new(),
             depth: opts.recursion_limit,
             patches: Vec::new(),
@@ -151,9 +148,6 @@ mod sf {
     pub(super) const ELEMENT: u8 = 8;
     /// A container property at property level (a single value is a mismatch).
     pub(super) const CONTAINER: u8 = crate::schema::SLOT_CONTAINER;
-    /// Deep mode, property level, header already written: `None` leaves the property out (the
-    /// field rewinds the header).
-    pub(super) const OMITTABLE: u8 = 32;
 }
 
 impl<'t> Slot<'t> {
@@ -285,9 +279,7 @@ impl<'t> Serializer<'t> {
     /// write before the value) inline and specialised, the rest out of line.
     #[inline(always)]
     fn scalar(&mut self, slot: Slot<'t>, v: Scalar, auto: Prim) -> Result<()> {
-        if matches!(slot.kind, Kind::Prim(p) if p == auto)
-            && slot.f & !(sf::ELEMENT | sf::OMITTABLE | sf::PRESENCE) == 0
-        {
+        if matches!(slot.kind, Kind::Prim(p) if p == auto) && slot.f & !(sf::ELEMENT | sf::PRESENCE) == 0 {
             // (A present shallow DELTA_ENCODE value: the presence bit, then the value.)
             if slot.is(sf::PRESENCE) {
                 self.w.write_bool(true);
@@ -458,10 +450,6 @@ impl<'t> Serializer<'t> {
         if slot.is(sf::CONTAINER) {
             // A container (of objects too: `None` is not a null element) is left out in deep
             // mode; in shallow mode only a DELTA_ENCODE property can be absent (handled above).
-            if slot.is(sf::OMITTABLE) {
-                self.omitted = true;
-                return Ok(());
-            }
             if slot.is(sf::HEADER) {
                 return Ok(());
             }
@@ -480,10 +468,6 @@ impl<'t> Serializer<'t> {
             }
             // Deep mode: `None` leaves the property out.
             _ if slot.is(sf::HEADER) && !slot.is(sf::ELEMENT) => Ok(()),
-            _ if slot.is(sf::OMITTABLE) => {
-                self.omitted = true;
-                Ok(())
-            }
             // Shallow, no type: a null pointer.
             Kind::Auto if !slot.is(sf::ELEMENT) => {
                 self.w.write_u32(0);

@@ -3,7 +3,7 @@
 
 use super::field::{DeepProp, PropSer};
 use super::{Serializer, Slot, mismatch, sf};
-use crate::codec::{BitWriter, Patch};
+use crate::codec::Patch;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ClassDef, Kind, PropertyDef, flags};
 use crate::value::Value;
@@ -85,7 +85,7 @@ impl<'t> Serializer<'t> {
             self.enter()?;
             false
         };
-        let mut st = self.begin_plain(class)?;
+        let mut st = self.begin_plain(class);
         st.patched = patched;
         st.root = slot.is(sf::ROOT);
         Ok(st)
@@ -94,19 +94,49 @@ impl<'t> Serializer<'t> {
     /// [`begin_object`](Self::begin_object) after what precedes the object (and the depth
     /// check): the tag, in deep mode the size placeholder.
     #[inline(always)]
-    pub(super) fn begin_plain(&mut self, class: &'t ClassDef) -> Result<ObjectState<'t>> {
-        let size_pos = if self.shallow {
+    pub(super) fn begin_plain(&mut self, class: &'t ClassDef) -> ObjectState<'t> {
+        let (fast, size_pos) = if self.shallow {
+            // (Worked out before the write: after it the options would be loaded again, as far
+            // as the compiler knows the write could have changed them.)
+            let fast = class.all_included(&self.incl);
             self.w.write_u32(class.hash);
-            0
+            (fast, 0)
         } else {
             // The tag, then the size placeholder (patched by `end_object`), aligned: after the
             // bytes already in the buffer (a partly filled last byte stays as it is).
             let at = self.w.mark().0 as u64;
             self.w.write_u64(u64::from(class.hash));
-            (at + 4) * 8
+            (false, (at + 4) * 8)
         };
-        let fast = self.shallow && class.all_included(&self.incl);
-        Ok(ObjectState { class, rest: class.props.iter(), buffered: 0, fast, patched: false, size_pos, root: false })
+        ObjectState {
+            class,
+            rest: class.props.iter(),
+            buffered: 0,
+            fast,
+            head: 0,
+            patched: false,
+            size_pos,
+            root: false,
+        }
+    }
+
+    /// Deep mode: a property (header hash `hash`) holding an object of `class`, after the depth
+    /// check: the property header, the object's tag and its size placeholder in one append;
+    /// `end_object` fills in both sizes (the property's is the object's plus what precedes the
+    /// object's size field), so the property needs no patch of its own.
+    #[inline(always)]
+    pub(super) fn begin_deep_property(&mut self, hash: u32, class: &'t ClassDef) -> ObjectState<'t> {
+        let (size_at, head) = self.w.write_deep_object_header(hash, class.hash);
+        ObjectState {
+            class,
+            rest: class.props.iter(),
+            buffered: 0,
+            fast: false,
+            head,
+            patched: false,
+            size_pos: size_at as u64 * 8,
+            root: false,
+        }
     }
 
     /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
@@ -141,18 +171,22 @@ impl<'t> Serializer<'t> {
     ) -> Result<()> {
         if let Some(prop) = st.rest.as_slice().first() {
             // (The remembered key packs the length too, and is only stored after the names
-            // compared equal: no string comparison here.)
-            // (`fast`: shallow, every property included, nothing buffered: one test for the
-            // common case, before the key's.)
-            if st.fast && prop.key.matches(key) {
-                st.rest.next();
-                return self.shallow_value(prop, value);
-            }
-            if !st.fast && st.buffered == 0 && prop.key.matches(key) {
-                st.rest.next();
-                if !self.shallow {
+            // compared equal: no string comparison here. `fast` and `deep` are two tests of
+            // different fields, not one three-way mode, which the compiler turns into a jump
+            // table.)
+            if st.fast {
+                if prop.key.matches(key) {
+                    st.rest.next();
+                    return self.shallow_value(prop, value);
+                }
+            } else if st.deep() {
+                // (Deep mode buffers nothing and tests no mask.)
+                if prop.key.matches(key) {
+                    st.rest.next();
                     return self.deep_property(prop, value);
                 }
+            } else if st.buffered == 0 && prop.key.matches(key) {
+                st.rest.next();
                 if !self.incl.test(prop.flags) {
                     return Ok(());
                 }
@@ -162,34 +196,16 @@ impl<'t> Serializer<'t> {
         self.field_slow(st, Key::Static(key), value)
     }
 
-    /// Writes a deep-mode property: header (size placeholder + hash), value, size.
+    /// Writes a deep-mode property: the value writes the header (size + hash) itself, with the
+    /// value in one append when its size is known up front, or with the object it holds.
     #[inline(always)]
     pub(super) fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
         if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
-        if prop.deep_value {
-            // A number, string, enum or untyped value, or a container: the value writes the
-            // header (with the value in one append when the size is known up front; for an
-            // untyped property the Rust type decides the type string, and so the hash).
-            return value.serialize(PropSer { s: self, to: DeepProp(prop) });
-        }
-        // The header (size placeholder + hash) starts at the byte index `mark.0`: a partly filled
-        // last byte is already in the buffer.
-        let mark = self.w.mark();
-        let start = BitWriter::mark_bit_pos(mark);
-        self.w.write_u64(u64::from(prop.hash) << 32);
-        // (`PropSer`'s slot in deep mode: OMITTABLE, and CONTAINER for a container.)
-        value.serialize(PropSer { s: self, to: prop })?;
-        if self.omitted {
-            // `None`: the property is left out.
-            self.omitted = false;
-            self.w.rewind(mark);
-        } else {
-            let size = self.w.bit_pos() - start;
-            self.w.patch_u32_at(mark.0, size as u32);
-        }
-        Ok(())
+        // (For a value the target has no shortcut for, the slot has the header still to write,
+        // so `None` writes nothing and leaves the property out.)
+        value.serialize(PropSer { s: self, to: DeepProp(prop) })
     }
 
     /// [`field`](Self::field) for everything else: first sight of a field name, map keys, fields
@@ -264,13 +280,16 @@ impl<'t> Serializer<'t> {
     #[inline(always)]
     pub(super) fn end_object(&mut self, st: &mut ObjectState<'t>) -> Result<()> {
         // (By reference: the state is read where the fields left it, not copied out first.)
-        if self.shallow {
-            if !st.rest.as_slice().is_empty() || st.buffered != 0 {
-                self.end_shallow_slow(st)?;
+        if st.deep() {
+            let size = (self.w.bit_pos() - st.size_pos) as u32;
+            let at = (st.size_pos / 8) as usize;
+            if st.head == 0 {
+                self.w.patch_u32_at(at, size);
+            } else {
+                self.w.patch_deep_object(at, size, st.head);
             }
-        } else {
-            let size = self.w.bit_pos() - st.size_pos;
-            self.w.patch_u32_at((st.size_pos / 8) as usize, size as u32);
+        } else if !st.rest.as_slice().is_empty() || st.buffered != 0 {
+            self.end_shallow_slow(st)?;
         }
         if st.patched {
             let patch = self.patches.pop();
@@ -347,14 +366,27 @@ pub(super) struct ObjectState<'t> {
     /// Shallow mode, every property of the class passes the options' mask (no test per field),
     /// and no field of this object has been buffered yet (then fields go the general way).
     pub(super) fast: bool,
+    /// Deep mode, an object opened by [`Serializer::begin_deep_property`]: what precedes the
+    /// object's size field in its property (padding, header and tag, in bits), so the
+    /// property's size is the object's plus this; 0 for any other object.
+    pub(super) head: u8,
     /// A deep property header before the object waits for its size, last on
     /// [`Serializer::patches`] (kept there, not here, so this state stays small to move).
     pub(super) patched: bool,
+    /// Deep mode: the bit position of the object's size field (never 0: the tag precedes it),
+    /// which [`deep`](Self::deep) tests; 0 in shallow mode.
     pub(super) size_pos: u64,
     pub(super) root: bool,
 }
 
 impl ObjectState<'_> {
+    /// Whether the object is written in deep mode (the state at hand, where the serializer's
+    /// mode would be a load through it; and no field more to move).
+    #[inline(always)]
+    pub(super) fn deep(&self) -> bool {
+        self.size_pos != 0
+    }
+
     /// The index of the next property in id order.
     pub(super) fn cursor(&self) -> usize {
         self.class.props.len() - self.rest.len()

@@ -206,7 +206,7 @@ impl<'a, 't> ser::Serializer for ValueSer<'a, 't> {
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         // Fast path: a `std::string` with nothing to write before it.
-        if matches!(self.slot.kind, Kind::Prim(Prim::Str)) && self.slot.f & !(sf::ELEMENT | sf::OMITTABLE) == 0 {
+        if matches!(self.slot.kind, Kind::Prim(Prim::Str)) && self.slot.f & !sf::ELEMENT == 0 {
             if !self.s.compact && v.len() <= PLAIN_STRING_MAX {
                 self.s.w.write_plain_string(v.as_bytes());
                 return Ok(());
@@ -379,12 +379,7 @@ impl<'a, 't> ValueSer<'a, 't> {
     #[inline(always)]
     pub(super) fn seq(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
-        if is_seq
-            && slot.f & !sf::OMITTABLE == sf::CONTAINER
-            && !self.s.compact
-            && len <= u32::MAX as usize
-            && self.s.depth != 0
-        {
+        if is_seq && slot.f == sf::CONTAINER && !self.s.compact && len <= u32::MAX as usize && self.s.depth != 0 {
             // Length prefix, then the elements (`check_len` and `enter` with their answers known).
             self.s.depth -= 1;
             self.s.w.write_u32(len as u32);
@@ -397,7 +392,7 @@ impl<'a, 't> ValueSer<'a, 't> {
     #[inline(never)]
     fn seq_slow(self, len: usize, is_seq: bool) -> Result<SeqSer<'a, 't>> {
         let slot = self.slot;
-        if is_seq && slot.f & !sf::OMITTABLE == sf::CONTAINER {
+        if is_seq && slot.f == sf::CONTAINER {
             // A container property with nothing to write before it: length prefix, elements.
             self.s.check_len(len, false)?;
             self.s.enter()?;
