@@ -158,13 +158,20 @@ impl<'de> Deserializer<'de> {
     pub(crate) fn count(&mut self, bytes: usize, at: usize) -> Result<()> {
         self.apparent += bytes;
         if self.apparent > self.apparent_limit {
-            return Err(Error::at(
-                ErrorKind::ApparentSizeLimitExceeded,
-                at,
-                format!("more than {} bytes reached (shared objects count each time)", self.apparent_limit),
-            ));
+            return Err(self.apparent_exceeded(at));
         }
         Ok(())
+    }
+
+    /// The error of [`count`](Self::count), built out of line so that the inlined test stays small.
+    #[cold]
+    #[inline(never)]
+    fn apparent_exceeded(&self, at: usize) -> Error {
+        Error::at(
+            ErrorKind::ApparentSizeLimitExceeded,
+            at,
+            format!("more than {} bytes reached (shared objects count each time)", self.apparent_limit),
+        )
     }
 
     /// Verifies and enters the table at `pos`.
@@ -172,24 +179,25 @@ impl<'de> Deserializer<'de> {
     pub(crate) fn enter_table(&mut self, pos: usize) -> Result<Table> {
         self.depth += 1;
         self.tables += 1;
-        if self.depth > self.opts.max_depth {
-            return Err(Error::at(
-                ErrorKind::DepthLimitExceeded,
-                pos,
-                format!("more than {} nested tables", self.opts.max_depth),
-            ));
-        }
-        if self.tables > self.opts.max_tables {
-            return Err(Error::at(
-                ErrorKind::TableLimitExceeded,
-                pos,
-                format!("more than {} tables", self.opts.max_tables),
-            ));
+        if self.depth > self.opts.max_depth || self.tables > self.opts.max_tables {
+            return Err(self.table_limit(pos));
         }
         let t = Table::open(self.buf, pos)?;
         // The soffset and the vtable (the table-size entry is not trusted, so not used here).
         self.count(4 + t.vt_len, pos)?;
         Ok(t)
+    }
+
+    /// The error of [`enter_table`](Self::enter_table) past a limit (the depth limit reported first), out of
+    /// line so that the inlined tests stay small.
+    #[cold]
+    #[inline(never)]
+    fn table_limit(&self, pos: usize) -> Error {
+        if self.depth > self.opts.max_depth {
+            Error::at(ErrorKind::DepthLimitExceeded, pos, format!("more than {} nested tables", self.opts.max_depth))
+        } else {
+            Error::at(ErrorKind::TableLimitExceeded, pos, format!("more than {} tables", self.opts.max_tables))
+        }
     }
 
     /// Decodes the table at `pos` through `visitor`.
@@ -414,6 +422,17 @@ impl<'de> ValueDe<'_, 'de> {
     fn scalar<const N: usize>(self) -> Result<[u8; N]> {
         match self.place {
             Place::Field { pos, .. } => read_array::<N>(self.d.buf, pos),
+            _ => self.scalar_elsewhere(),
+        }
+    }
+
+    /// [`scalar`](Self::scalar) anywhere but in a table field (a vector's first element, an absent map field,
+    /// a misplaced scalar), out of line: the inlined table-field read stays a few instructions, so serde's
+    /// small per-type `deserialize` wrappers inline into the struct visitors.
+    #[inline(never)]
+    fn scalar_elsewhere<const N: usize>(self) -> Result<[u8; N]> {
+        match self.place {
+            Place::Field { pos, .. } => read_array::<N>(self.d.buf, pos),
             Place::Elem { inline, .. } => {
                 let v = read_array::<N>(self.d.buf, inline)?;
                 self.d.elem = Shape { size: N, align: N.min(8), packed: true, name: None };
@@ -481,6 +500,21 @@ impl<'de> ValueDe<'_, 'de> {
         })
     }
 
+    /// `deserialize_str` anywhere but in a table field (vector elements, map entries), out of line like
+    /// [`scalar_elsewhere`](Self::scalar_elsewhere).
+    #[inline(never)]
+    fn str_elsewhere<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        match self.place {
+            Place::Absent { key_of: Some(entry) } => return Err(missing_string_key(entry)),
+            Place::Absent { key_of: None } => return visitor.visit_borrowed_str(""),
+            _ => {}
+        }
+        let pos = self.offset_pos()?;
+        let s = self.d.string(pos)?;
+        self.done_offset();
+        visitor.visit_borrowed_str(s)
+    }
+
     fn table<V: Visitor<'de>>(
         mut self,
         name: &'static str,
@@ -536,11 +570,12 @@ macro_rules! scalar_methods {
     ($($method:ident: $ty:ty => $visit:ident;)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            if let Place::Default { text } = self.place {
-                return visitor.$visit(Self::parse_default::<$ty>(text)?);
-            }
-            let v = <$ty>::from_le_bytes(self.scalar()?);
-            visitor.$visit(v)
+            let bytes = match self.place {
+                Place::Field { pos, .. } => read_array(self.d.buf, pos)?,
+                Place::Default { text } => return visitor.$visit(Self::parse_default::<$ty>(text)?),
+                _ => self.scalar_elsewhere()?,
+            };
+            visitor.$visit(<$ty>::from_le_bytes(bytes))
         }
     )*};
 }
@@ -596,21 +631,15 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     }
 
     #[inline]
-    fn deserialize_str<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.place {
             // The common place first, with one test of the place.
             Place::Field { pos, .. } => {
                 let s = self.d.string(pos)?;
-                return visitor.visit_borrowed_str(s);
+                visitor.visit_borrowed_str(s)
             }
-            Place::Absent { key_of: Some(entry) } => return Err(missing_string_key(entry)),
-            Place::Absent { key_of: None } => return visitor.visit_borrowed_str(""),
-            _ => {}
+            _ => self.str_elsewhere(visitor),
         }
-        let pos = self.offset_pos()?;
-        let s = self.d.string(pos)?;
-        self.done_offset();
-        visitor.visit_borrowed_str(s)
     }
 
     #[inline]

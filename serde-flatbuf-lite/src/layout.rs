@@ -636,9 +636,14 @@ pub(crate) fn follow(buf: &[u8], pos: usize) -> Result<usize> {
     let target = pos + off;
     // An offset of 0 (the object starts at the offset itself) is legal to the official verifier.
     if target >= buf.len() {
-        return Err(Error::at(ErrorKind::OutOfBounds, pos, format!("uoffset {off} leads outside the buffer")));
+        return Err(uoffset_outside(pos, off));
     }
     Ok(target)
+}
+
+#[cold]
+fn uoffset_outside(pos: usize, off: usize) -> Error {
+    Error::at(ErrorKind::OutOfBounds, pos, format!("uoffset {off} leads outside the buffer"))
 }
 
 #[cold]
@@ -649,6 +654,16 @@ pub(crate) fn misaligned(pos: usize, align: usize) -> Error {
 #[cold]
 pub(crate) fn out_of_bounds(pos: usize, len: usize) -> Error {
     Error::at(ErrorKind::OutOfBounds, pos, format!("{len}-byte read"))
+}
+
+#[cold]
+fn soffset_outside(pos: usize, soffset: i32) -> Error {
+    Error::at(ErrorKind::InvalidVtable, pos, format!("soffset {soffset} leads outside the buffer"))
+}
+
+#[cold]
+fn bad_vtable_len(vtable: usize, vt_len: usize) -> Error {
+    Error::at(ErrorKind::InvalidVtable, vtable, format!("vtable length {vt_len}"))
 }
 
 /// A verified table: its position and its vtable.
@@ -670,17 +685,13 @@ impl Table {
         let soffset = i32::from_le_bytes(read_array::<4>(buf, pos)?);
         let vtable = pos as i64 - i64::from(soffset);
         if vtable < 0 || vtable as usize >= buf.len() {
-            return Err(Error::at(
-                ErrorKind::InvalidVtable,
-                pos,
-                format!("soffset {soffset} leads outside the buffer"),
-            ));
+            return Err(soffset_outside(pos, soffset));
         }
         let vtable = vtable as usize;
         let [lo, hi] = read_array::<2>(buf, vtable)?;
         let vt_len = u16::from_le_bytes([lo, hi]) as usize;
         if vt_len % 2 != 0 || vtable + vt_len > buf.len() {
-            return Err(Error::at(ErrorKind::InvalidVtable, vtable, format!("vtable length {vt_len}")));
+            return Err(bad_vtable_len(vtable, vt_len));
         }
         Ok(Table { pos, vtable, vt_len })
     }
