@@ -33,11 +33,11 @@ impl<'de> Deserializer<'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> std::result::Result<Result<V::Value>, V> {
-        if !all_present(self.buf, &table, fields.len()) {
+        let Some(entries) = all_present(self.buf, &table, fields.len()) else {
             return Err(visitor);
-        }
+        };
         let mut taken = 0;
-        let value = visitor.visit_seq(InOrder { d: self, table, fields, i: &mut taken });
+        let value = visitor.visit_seq(InOrder { d: self, table, entries, fields, i: &mut taken });
         Ok(match value {
             Ok(value) => {
                 if taken != fields.len() {
@@ -54,22 +54,23 @@ impl<'de> Deserializer<'de> {
     }
 }
 
-/// Whether slots `0..n` of `table` are all present.
+/// The vtable entries of slots `0..n` of `table` when they are all present.
 #[inline(always)]
-fn all_present(buf: &[u8], table: &Table, n: usize) -> bool {
+fn all_present<'de>(buf: &'de [u8], table: &Table, n: usize) -> Option<&'de [u8]> {
     if 4 + 2 * n > table.vt_len {
-        return false;
+        return None;
     }
-    let Some(entries) = buf.get(table.vtable + 4..table.vtable + 4 + 2 * n) else {
-        return false;
-    };
-    entries.chunks_exact(2).all(|e| e != [0, 0])
+    let entries = buf.get(table.vtable + 4..table.vtable + 4 + 2 * n)?;
+    entries.chunks_exact(2).all(|e| e != [0, 0]).then_some(entries)
 }
 
 /// The fields of a table with slots `0..n` all present, as a sequence.
 struct InOrder<'a, 'de> {
     d: &'a mut Deserializer<'de>,
     table: Table,
+    /// The vtable entries of the fields' slots (all present): a field's offset is one load from here
+    /// instead of a vtable lookup checked against the vtable length and the buffer again.
+    entries: &'de [u8],
     fields: &'static [&'static str],
     /// Elements handed out so far (read back once the visitor is done).
     i: &'a mut usize,
@@ -92,9 +93,12 @@ impl<'de> de::SeqAccess<'de> for InOrder<'_, 'de> {
                 return Err(not_in_order());
             }
         }
-        let Some(pos) = self.table.field(self.d.buf, slot) else {
-            self.d.in_order_failed = true;
-            return Err(not_in_order());
+        let pos = match self.entries.get(2 * slot..2 * slot + 2) {
+            Some(&[lo, hi]) if [lo, hi] != [0, 0] => self.table.pos + usize::from(u16::from_le_bytes([lo, hi])),
+            _ => {
+                self.d.in_order_failed = true;
+                return Err(not_in_order());
+            }
         };
         match seed.deserialize(ValueDe { d: self.d, place: Place::Field { pos, slot, table: self.table.pos } }) {
             Ok(value) => Ok(Some(value)),
