@@ -3,6 +3,7 @@
 use super::{Serializer, Slot, fits, mismatch, sf};
 use crate::codec::{Leaf, Prim, Scalar, same_short};
 use crate::error::{Error, Result};
+use crate::schema::Kind;
 use serde_core::ser::{self, Impossible, Serialize};
 
 /// A leaf struct being collected (components can arrive by name in any order). The components
@@ -109,9 +110,10 @@ impl<'a, 't> LeafSer<'a, 't> {
         }
         let patch = match self.slot.prop {
             _ if self.slot.f & (sf::PRESENCE | sf::HEADER) == 0 => None,
-            // A deep property of this leaf type: its header's hash is the property's and the
-            // size is known up front (every component is aligned), so no patch.
-            Some(p) if self.slot.f == sf::HEADER && self.slot.auto_type == 0 && p.kind == self.slot.kind => {
+            // A deep property with a declared type (this leaf: `Auto` is the only kind a leaf
+            // slot's property can have besides its own): its header's hash is the property's
+            // and the size is known up front (every component is aligned), so no patch.
+            Some(p) if self.slot.f == sf::HEADER && self.slot.auto_type == 0 && p.kind != Kind::Auto => {
                 let width = if self.leaf.component() == Prim::U8 { 8 } else { 32 };
                 self.s.w.write_deep_header_sized(p.hash, width * len as u32);
                 None
