@@ -201,7 +201,7 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         // (The tests `object_body` would make, in the order that tries the cheapest first; they
         // have no effect but the classes' caches.)
         if !class.has_delta && class.fields_are_props(fields) && class.all_included(&self.incl) {
-            return self.visit_plain(class, v);
+            return self.plain_object(class, v);
         }
         let mut access = self.object_body(class, header, fields, charge)?;
         // Classes with DELTA_ENCODE properties as a sequence only when the decode can be redone
@@ -209,8 +209,16 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         let value = if access.by_index && access.d.seq_retry && access.all_in {
             v.visit_seq(PropertySeq(&mut access))?
         } else if access.by_index {
-            // The common map: a serde struct of the class's properties (see `FieldMap`).
-            v.visit_map(FieldMap::<_, true>(&mut access))?
+            // The common map: a serde struct of the class's properties (see `FieldMap`). When
+            // the visitor read up to the end of the map, `FieldMap` has left the object and
+            // there is nothing more to do: the visitor's result is the answer as it is.
+            let value = v.visit_map(FieldMap::<_, true>(&mut access));
+            if access.done {
+                return value;
+            }
+            let value = value?;
+            access.finish()?;
+            return Ok(value);
         } else {
             v.visit_map(Inline(&mut access))?
         };
@@ -261,6 +269,44 @@ impl<'de, 't, I: Input<'de>> Deserializer<'de, 't, I> {
         }
         access.finish()?;
         Ok(value)
+    }
+
+    /// Shallow mode: whether the next object is one of class `expected` (the slot's declared
+    /// class) that [`visit_object`](Self::visit_object) would read with
+    /// [`visit_plain`](Self::visit_plain) (no DELTA_ENCODE property, every property passes the
+    /// mask, `fields` the properties in id order). If so its tag is read and the class returned;
+    /// if not, nothing is read (the general path reads the tag, and reports what it finds). Not
+    /// with a dump, whose marks the general path records.
+    #[inline(always)]
+    pub(super) fn plain_object_ahead(
+        &mut self,
+        expected: u32,
+        fields: &'static [&'static str],
+    ) -> Option<&'t ClassDef> {
+        if self.input.trace().is_some() {
+            return None;
+        }
+        let class = self.types.get(expected);
+        if class.has_delta || class.hash == 0 {
+            return None;
+        }
+        let saved = self.cur.clone();
+        match self.cur.read_u32(self.input.data()) {
+            Ok(tag) if tag == class.hash && class.fields_are_props(fields) && class.all_included(&self.incl) => {
+                Some(class)
+            }
+            _ => {
+                self.cur = saved;
+                None
+            }
+        }
+    }
+
+    /// [`visit_plain`](Self::visit_plain), out of line: the one place that calls a struct
+    /// visitor's `visit_seq` with a [`PlainSeq`], which the optimiser then inlines here.
+    #[inline(never)]
+    pub(super) fn plain_object<V: Visitor<'de>>(&mut self, class: &'t ClassDef, v: V) -> Result<V::Value> {
+        self.visit_plain(class, v)
     }
 
     /// [`visit_object`](Self::visit_object) for a shallow object of a class without DELTA_ENCODE
@@ -806,6 +852,12 @@ impl<'de, I: Input<'de>, const SHALLOW: bool> de::MapAccess<'de> for FieldMap<'_
             // (`next_shallow` and `next_deep` leave `idx` just past the property they found.)
             Some(_) => seed.deserialize(de::value::U64Deserializer::<Error>::new(acc.idx as u64 - 1)).map(Some),
             None => {
+                // Shallow, the end of the object is left here (what `ObjectAccess::finish` would
+                // do after the visitor), so that the visitor's result needs no more work (see
+                // `visit_object`); once (a visitor may ask again).
+                if SHALLOW && !acc.done {
+                    acc.d.leave();
+                }
                 acc.done = true;
                 Ok(None)
             }

@@ -424,6 +424,17 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value> {
+        // Shallow, an object of the declared class whose serde fields are its properties, all
+        // written (see `plain_object_ahead`): its visitor in one call, `plain_object`, which the
+        // optimiser can make this function's tail call. (Through `object`, below, it was the
+        // same call after more tests, or a call of this function's visitor.)
+        if let Kind::Object(Some(expected)) = self.slot.kind {
+            if self.d.shallow && !self.slot.container() {
+                if let Some(class) = self.d.plain_object_ahead(expected, fields) {
+                    return self.d.plain_object(class, v);
+                }
+            }
+        }
         let mut slot = self.slot;
         if slot.kind == Kind::Auto && name.starts_with(MARKER) {
             if let Some((kind @ Kind::Leaf(_), _)) = marker_kind(name) {
