@@ -20,6 +20,7 @@ use crate::plan::{Plan, implicit_slot, is_union};
 mod in_order;
 mod packed;
 mod structs;
+mod utf8;
 
 use packed::PackedVector;
 pub(crate) use structs::Layouts;
@@ -65,6 +66,9 @@ pub struct Deserializer<'de> {
     pub(crate) in_order: bool,
     /// An in-order read gave up or failed: the result must come from a decode without them.
     pub(crate) in_order_failed: bool,
+    /// The stretch of the buffer last found to be UTF-8, which a table's later strings are sliced from (see
+    /// `de/utf8.rs`).
+    checked: utf8::Checked<'de>,
 }
 
 impl<'de> Deserializer<'de> {
@@ -90,6 +94,7 @@ impl<'de> Deserializer<'de> {
             inline_cache: InlineCache::default(),
             in_order: false,
             in_order_failed: false,
+            checked: utf8::Checked::default(),
         }
     }
 
@@ -268,6 +273,20 @@ impl<'de> Deserializer<'de> {
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s),
             Err(e) => Err(invalid_utf8(v + 4 + e.valid_up_to())),
+        }
+    }
+
+    /// [`string`](Self::string) for a string in a field of the table at `table`: once its stretch of the
+    /// buffer has been checked (`de/utf8.rs`), the table's other strings are slices of it.
+    #[inline(always)]
+    fn field_str(&mut self, pos: usize, table: usize) -> Result<&'de str> {
+        let Some((v, bytes)) = string_fast(self.buf, pos) else {
+            return self.string_careful(pos);
+        };
+        self.count(5 + bytes.len(), v)?;
+        match self.checked.get(v + 4, bytes.len()) {
+            Some(s) => Ok(s),
+            None => self.field_str_unchecked(table, v + 4, bytes),
         }
     }
 
@@ -635,8 +654,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.place {
             // The common place first, with one test of the place.
-            Place::Field { pos, .. } => {
-                let s = self.d.string(pos)?;
+            Place::Field { pos, table, .. } => {
+                let s = self.d.field_str(pos, table)?;
                 visitor.visit_borrowed_str(s)
             }
             _ => self.str_elsewhere(visitor),

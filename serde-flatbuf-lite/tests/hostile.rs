@@ -203,6 +203,54 @@ fn strings_are_verified() {
     assert!(Options::new().ignore_missing_nul_terminator(true).from_slice::<S>(&no_nul).is_ok());
 }
 
+/// A table's strings are checked as one stretch when they can be (`de/utf8.rs`): every byte of every string,
+/// spoilt in turn, still gives `InvalidUtf8` where the string alone stops being UTF-8, with that field's path, in tables read in field
+/// order and through the map path, and long or non-ASCII strings (stretches that fail or are too long)
+/// decode as before.
+#[test]
+fn strings_checked_together_stay_exact() {
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct Row {
+        id: u32,
+        a: String,
+        b: String,
+        c: String,
+    }
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct Rows {
+        rows: Vec<Row>,
+    }
+    let row = |i: u32, a: &str| Row { id: i, a: a.into(), b: format!("wörld {i}"), c: "-".into() };
+    let good = serde_flatbuf_lite::to_vec(&Rows { rows: vec![row(1, "héllo"), row(2, "x")] }).unwrap();
+    assert_eq!(from_slice::<Rows>(&good).unwrap(), Rows { rows: vec![row(1, "héllo"), row(2, "x")] });
+    for (field, text) in [("a", "héllo"), ("b", "wörld 1"), ("c", "-"), ("a", "x"), ("b", "wörld 2")] {
+        let row = if text.ends_with('2') || text == "x" { 1 } else { 0 };
+        let mut at = None;
+        for (i, w) in good.windows(text.len() + 5).enumerate() {
+            if w[..4] == (text.len() as u32).to_le_bytes() && &w[4..4 + text.len()] == text.as_bytes() {
+                at = Some(i + 4);
+            }
+        }
+        let at = at.unwrap();
+        for k in 0..text.len() {
+            let mut bad = good.clone();
+            bad[at + k] = 0xFF;
+            let err = from_slice::<Rows>(&bad).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidUtf8, "{field} byte {k}: {err}");
+            // Where the string alone stops being UTF-8 (the character before a spoilt continuation byte).
+            let valid = std::str::from_utf8(&bad[at..at + text.len()]).unwrap_err().valid_up_to();
+            assert_eq!(err.offset(), Some(at + valid), "{field} byte {k}: {err}");
+            assert_eq!(err.path(), Some(format!("rows[{row}].{field}").as_str()), "{field} byte {k}: {err}");
+        }
+    }
+    // Strings whose length prefixes are not ASCII (stretches that fail the check, more than the decode's
+    // allowance of them), strings longer than a stretch, multi-byte characters.
+    let long = |n: usize| "é".repeat(n);
+    let rows = Rows { rows: (0..40).map(|i| row(i, &long(64 + i as usize * 5))).collect() };
+    let bytes = serde_flatbuf_lite::to_vec(&rows).unwrap();
+    assert_eq!(from_slice::<Rows>(&bytes).unwrap(), rows);
+}
+
 #[test]
 fn misaligned_scalars_are_rejected() {
     #[derive(Debug, serde::Serialize, Deserialize)]
