@@ -69,14 +69,14 @@ impl<'de> Deserializer<'de> {
         }
         let buf = self.buf;
         let lo = table_end(buf, table)?;
-        let end = start + len;
-        if lo > start || end - lo > SPAN_LIMIT {
+        if lo > start || start + len - lo > SPAN_LIMIT {
             return None;
         }
-        match std::str::from_utf8(buf.get(lo..end)?) {
+        match std::str::from_utf8(buf.get(lo..start + len)?) {
             Ok(text) => {
                 self.checked = Checked { text, at: lo, failed: self.checked.failed };
-                self.checked.get(start, len)
+                // The string is the stretch's end: only its start needs to be a character boundary.
+                text.get(start - lo..)
             }
             Err(_) => {
                 self.checked.failed += 1;
