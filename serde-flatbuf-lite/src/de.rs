@@ -1122,33 +1122,42 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
             self.d.elem = Shape::default();
         }
         let place = Place::Elem { inline: self.area + i * self.stride, offset: self.area + 4 * i };
-        let value = match seed.deserialize(ValueDe { d: self.d, place }) {
-            Ok(value) => value,
-            Err(e) => return Err(e.in_element(i)),
-        };
-        if i == 0 {
-            // The first element tells the element size: check that all of them fit, and count them.
-            let shape = self.d.elem;
-            self.stride = shape.size;
-            let bytes = self.count as u64 * self.stride as u64;
-            if bytes > (self.d.buf.len() - self.area) as u64 {
-                return Err(Error::at(
-                    ErrorKind::OutOfBounds,
-                    self.area,
-                    format!("{} elements of {} bytes run past the end", self.count, self.stride),
-                ));
+        // The value goes straight to the result (the first element's checks are a call that does not hold it).
+        match seed.deserialize(ValueDe { d: self.d, place }) {
+            Ok(value) if i != 0 => Ok(Some(value)),
+            Ok(value) => {
+                self.after_first(std::any::type_name::<T>())?;
+                Ok(Some(value))
             }
-            self.d.count(bytes as usize, self.area)?;
-            if shape.packed && self.count > 1 && self.area % shape.align == 0 {
-                let seed = std::any::type_name::<T>();
-                self.packed = Some(PackedVector { align: shape.align, name: shape.name, seed });
-            }
+            Err(e) => Err(e.in_element(i)),
         }
-        Ok(Some(value))
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.count - self.i)
+    }
+}
+
+impl SeqAccess<'_, '_> {
+    /// After the first element, which tells the element size: checks that all of them fit and counts them,
+    /// and notes whether the others can be read in bulk by the seed type `seed`.
+    #[inline(never)]
+    fn after_first(&mut self, seed: &'static str) -> Result<()> {
+        let shape = self.d.elem;
+        self.stride = shape.size;
+        let bytes = self.count as u64 * self.stride as u64;
+        if bytes > (self.d.buf.len() - self.area) as u64 {
+            return Err(Error::at(
+                ErrorKind::OutOfBounds,
+                self.area,
+                format!("{} elements of {} bytes run past the end", self.count, self.stride),
+            ));
+        }
+        self.d.count(bytes as usize, self.area)?;
+        if shape.packed && self.count > 1 && self.area % shape.align == 0 {
+            self.packed = Some(PackedVector { align: shape.align, name: shape.name, seed });
+        }
+        Ok(())
     }
 }
 
