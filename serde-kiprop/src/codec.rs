@@ -492,6 +492,16 @@ impl BitWriter {
         self.write_u64(u64::from(pad + 64 + bits) | u64::from(hash) << 32);
     }
 
+    /// Deep mode: a property header and an aligned 64-bit value after it (a leaf struct of two
+    /// 32-bit components) in one append, as [`write_deep_header_sized`](Self::write_deep_header_sized)
+    /// and [`write_u64`](Self::write_u64) would write them.
+    #[inline(always)]
+    pub(crate) fn write_deep_u64(&mut self, hash: u32, v: u64) {
+        let pad = (8 - self.used) & 7;
+        let header = u64::from(pad + 128) | u64::from(hash) << 32;
+        self.put((u128::from(header) | u128::from(v) << 64).to_le_bytes());
+    }
+
     /// Deep mode: a property header (size placeholder + `hash`) and the object it holds (its
     /// `tag` and size placeholder) in one aligned append. Returns the byte index of the
     /// object's size field and what precedes that field in the property, in bits (the padding

@@ -451,6 +451,9 @@ pub struct ClassDef {
     all_included: InclusionCache,
     /// Whether a property is DELTA_ENCODE (shallow data may then leave it out).
     pub(crate) has_delta: bool,
+    /// Whether a property is DEPRECATED (deep data may then leave it out, see
+    /// `Options::skip_deprecated`).
+    pub(crate) has_deprecated: bool,
     /// Whether every property has a declared type (deep data then names each by one tag).
     pub(crate) typed: bool,
 }
@@ -581,12 +584,14 @@ impl ClassDef {
             p.owns_tag = p.kind != Kind::Auto && by_tag.get(&p.hash).is_some_and(|s| s.prop as usize == i);
         }
         let has_delta = props.iter().any(|p| p.has(flags::DELTA_ENCODE));
+        let has_deprecated = props.iter().any(|p| p.has(flags::DEPRECATED));
         let typed = props.iter().all(|p| p.kind != Kind::Auto);
         ClassDef {
             name,
             hash,
             bases,
             has_delta,
+            has_deprecated,
             typed,
             props,
             by_tag,

@@ -114,7 +114,15 @@ impl<'a, 't> LeafSer<'a, 't> {
             // slot's property can have besides its own): its header's hash is the property's
             // and the size is known up front (every component is aligned), so no patch.
             Some(p) if self.slot.f == sf::HEADER && self.slot.auto_type == 0 && p.kind != Kind::Auto => {
-                let width = if self.leaf.component() == Prim::U8 { 8 } else { 32 };
+                let vals = &self.s.leaf.vals;
+                let u8s = self.leaf.component() == Prim::U8;
+                if !u8s && len == 2 {
+                    // Two 32-bit components (`Point<float>`, `Vector2D`, `Size<int>`, …): the
+                    // header and the components in one append.
+                    self.s.w.write_deep_u64(p.hash, u64::from(vals[0]) | u64::from(vals[1]) << 32);
+                    return Ok(());
+                }
+                let width = if u8s { 8 } else { 32 };
                 self.s.w.write_deep_header_sized(p.hash, width * len as u32);
                 None
             }
@@ -122,6 +130,8 @@ impl<'a, 't> LeafSer<'a, 't> {
         };
         let vals = &self.s.leaf.vals;
         let w = &mut self.s.w;
+        // (The component type is looked at here, not once before the header: that costs the
+        // case without a header five instructions.)
         match (self.leaf.component() == Prim::U8, len) {
             // The usual shapes in one write each.
             (false, 2) => w.write_u64(u64::from(vals[0]) | u64::from(vals[1]) << 32),

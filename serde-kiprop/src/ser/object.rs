@@ -95,29 +95,21 @@ impl<'t> Serializer<'t> {
     /// check): the tag, in deep mode the size placeholder.
     #[inline(always)]
     pub(super) fn begin_plain(&mut self, class: &'t ClassDef) -> ObjectState<'t> {
-        let (fast, size_pos) = if self.shallow {
+        let (fast, size_pos, rest) = if self.shallow {
             // (Worked out before the write: after it the options would be loaded again, as far
             // as the compiler knows the write could have changed them.)
             let fast = class.all_included(&self.incl);
             self.w.write_u32(class.hash);
-            (fast, 0)
+            (fast, 0, class.props.iter())
         } else {
+            let rest = self.deep_rest(class);
             // The tag, then the size placeholder (patched by `end_object`), aligned: after the
             // bytes already in the buffer (a partly filled last byte stays as it is).
             let at = self.w.mark().0 as u64;
             self.w.write_u64(u64::from(class.hash));
-            (false, (at + 4) * 8)
+            (false, (at + 4) * 8, rest)
         };
-        ObjectState {
-            class,
-            rest: class.props.iter(),
-            buffered: 0,
-            fast,
-            head: 0,
-            patched: false,
-            size_pos,
-            root: false,
-        }
+        ObjectState { class, rest, buffered: 0, fast, head: 0, patched: false, size_pos, root: false }
     }
 
     /// Deep mode: a property (header hash `hash`) holding an object of `class`, after the depth
@@ -126,10 +118,11 @@ impl<'t> Serializer<'t> {
     /// object's size field), so the property needs no patch of its own.
     #[inline(always)]
     pub(super) fn begin_deep_property(&mut self, hash: u32, class: &'t ClassDef) -> ObjectState<'t> {
+        let rest = self.deep_rest(class);
         let (size_at, head) = self.w.write_deep_object_header(hash, class.hash);
         ObjectState {
             class,
-            rest: class.props.iter(),
+            rest,
             buffered: 0,
             fast: false,
             head,
@@ -137,6 +130,22 @@ impl<'t> Serializer<'t> {
             size_pos: size_at as u64 * 8,
             root: false,
         }
+    }
+
+    /// Deep mode: the properties a new object of `class` starts its field fast path with. When
+    /// deep mode leaves some of them out (DEPRECATED ones, see [`Serializer::deep_skip`]), none:
+    /// every field then goes through [`field_slow`](Self::field_slow), which tests for that
+    /// (and keeps `rest` empty), so the fast path has no such test per field.
+    #[inline(always)]
+    fn deep_rest(&self, class: &'t ClassDef) -> std::slice::Iter<'t, PropertyDef> {
+        if self.deep_skips(class) { [].iter() } else { class.props.iter() }
+    }
+
+    /// Whether deep mode leaves some properties of `class` out (`deep_skip` is DEPRECATED or
+    /// nothing).
+    #[inline(always)]
+    fn deep_skips(&self, class: &ClassDef) -> bool {
+        class.has_deprecated && self.deep_skip != 0
     }
 
     /// [`begin_object`](Self::begin_object) for a slot with something before the object: the
@@ -183,7 +192,8 @@ impl<'t> Serializer<'t> {
                 // (Deep mode buffers nothing and tests no mask.)
                 if prop.key.matches(key) {
                     st.rest.next();
-                    return self.deep_property(prop, value);
+                    // (`rest` is empty for a class with properties deep mode leaves out.)
+                    return self.deep_value(prop, value);
                 }
             } else if st.buffered == 0 && prop.key.matches(key) {
                 st.rest.next();
@@ -196,13 +206,21 @@ impl<'t> Serializer<'t> {
         self.field_slow(st, Key::Static(key), value)
     }
 
-    /// Writes a deep-mode property: the value writes the header (size + hash) itself, with the
-    /// value in one append when its size is known up front, or with the object it holds.
+    /// Writes a deep-mode property, unless deep mode leaves it out (see
+    /// [`deep_value`](Self::deep_value)).
     #[inline(always)]
     pub(super) fn deep_property<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
         if prop.flags & self.deep_skip != 0 {
             return Ok(());
         }
+        self.deep_value(prop, value)
+    }
+
+    /// Writes a deep-mode property deep mode does not leave out: the value writes the header
+    /// (size + hash) itself, with the value in one append when its size is known up front, or
+    /// with the object it holds.
+    #[inline(always)]
+    pub(super) fn deep_value<T: ?Sized + Serialize>(&mut self, prop: &'t PropertyDef, value: &T) -> Result<()> {
         // (For a value the target has no shortcut for, the slot has the header still to write,
         // so `None` writes nothing and leaves the property out.)
         value.serialize(PropSer { s: self, to: DeepProp(prop) })
@@ -227,7 +245,10 @@ impl<'t> Serializer<'t> {
             .ok_or_else(|| Error::new(ErrorKind::UnknownField { class: class.name.clone(), field: key.to_owned() }))?;
         let prop = &class.props[idx];
         if !self.shallow {
-            st.set_cursor(idx + 1);
+            // (A class with properties deep mode leaves out keeps `rest` empty: see `deep_rest`.)
+            if !self.deep_skips(class) {
+                st.set_cursor(idx + 1);
+            }
             return self.deep_property(prop, value);
         }
         if !self.incl.test(prop.flags) {
