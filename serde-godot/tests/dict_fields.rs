@@ -222,3 +222,53 @@ fn short_strings_at_the_end_of_the_output_are_exact() {
         }
     }
 }
+
+/// A Dictionary-form struct's header goes out with its first field's key when that field is
+/// written with its key (and alone before anything else): every kind of first field, and a
+/// struct with no fields, must give the bytes of the map path through every output, and a `Vec`
+/// whose capacity runs out anywhere must get the same bytes.
+#[test]
+fn the_header_goes_out_with_any_first_field() {
+    #[derive(Serialize)]
+    struct Empty {}
+    #[derive(Serialize)]
+    struct First<T> {
+        first: T,
+        then: u8,
+    }
+    #[derive(Serialize)]
+    struct LongName {
+        a_long_field_name: i32,
+    }
+    fn check<T: Serialize>(opts: Options, value: &T, what: &str) {
+        let bytes = opts.to_vec(value).unwrap();
+        let variant: Variant = opts.from_slice(&bytes).unwrap();
+        assert_eq!(opts.to_vec(&variant).unwrap(), bytes, "{what}");
+        assert_eq!(opts.serialized_size(value).unwrap(), bytes.len(), "{what}");
+        let mut buf = vec![0u8; bytes.len()];
+        assert_eq!(opts.to_slice(value, &mut buf).unwrap(), bytes.len(), "{what}");
+        assert_eq!(buf, bytes, "{what}");
+        for cap in 0..=bytes.len() {
+            let mut out = Vec::with_capacity(cap);
+            opts.append(value, &mut out).unwrap();
+            assert_eq!(out, bytes, "{what}, capacity {cap}");
+        }
+    }
+    for version in [Version::Godot4, Version::Godot3] {
+        let opts = Options::new().version(version);
+        let what = |kind: &str| format!("{version:?} {kind}");
+        let bytes = opts.to_vec(&Empty {}).unwrap();
+        assert_eq!(bytes[4..], [0, 0, 0, 0], "{version:?} empty");
+        check(opts, &Empty {}, &what("empty"));
+        check(opts, &First { first: -5i64 << 40, then: 1 }, &what("wide int"));
+        check(opts, &First { first: "short".to_owned(), then: 1 }, &what("short string"));
+        check(opts, &First { first: "a string longer than sixteen bytes".to_owned(), then: 1 }, &what("long string"));
+        check(opts, &First { first: Vector2::new(1.0, 2.0), then: 1 }, &what("Vector2"));
+        check(opts, &First { first: Vector3::new(1.0, 2.0, 3.0), then: 1 }, &what("Vector3"));
+        check(opts, &First { first: None::<i32>, then: 1 }, &what("None"));
+        check(opts, &First { first: vec![1u8, 2], then: 1 }, &what("list"));
+        check(opts, &First { first: Inner { a: 1, empty: true }, then: 1 }, &what("struct"));
+        check(opts, &First { first: First { first: 'x', then: 2 }, then: 1 }, &what("nested first"));
+        check(opts, &LongName { a_long_field_name: 3 }, &what("long name"));
+    }
+}

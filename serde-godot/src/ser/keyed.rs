@@ -5,6 +5,9 @@
 //! Everything else (containers, structs, Godot's own types) writes the key alone and continues
 //! with the plain [`Serializer`], so the bytes, errors and depth checks are those of the plain
 //! path.
+//!
+//! The first field of a Dictionary-form struct also carries the struct's Dictionary header
+//! ([`Lead`]), which then goes out in that same write.
 
 use serde_core::ser::{self, Serialize};
 
@@ -85,31 +88,89 @@ fn put_encoded<O: Output, const L: usize>(out: &mut O, words: u128, size: usize,
     }
 }
 
-/// The serializer of a Dictionary-form struct field's value: see the module documentation.
-pub(super) struct Keyed<'s, 'a, O: Output> {
-    pub(super) ser: &'s mut Serializer<'a, O>,
-    pub(super) key: Key,
+/// What goes out before a field's key: nothing ([`NoLead`]), or the Dictionary header of the
+/// struct whose first field it is ([`Header`]). A type, not a flag, so that the common case
+/// tests nothing, and without data, so that [`Keyed`] stays two registers.
+pub(super) trait Lead: Copy {
+    /// Appends the lead, `key`, then the `L` low bytes of `value` (at most 16), as one write.
+    fn put_keyed<O: Output, const L: usize>(self, ser: &mut Serializer<'_, O>, key: Key, value: u128);
+
+    /// Appends the lead alone.
+    fn put<O: Output>(self, ser: &mut Serializer<'_, O>);
 }
 
-impl<'s, 'a, O: Output> Keyed<'s, 'a, O> {
+/// Nothing before the key: every field but a struct's first.
+#[derive(Clone, Copy)]
+pub(super) struct NoLead;
+
+impl Lead for NoLead {
+    #[inline(always)]
+    fn put_keyed<O: Output, const L: usize>(self, ser: &mut Serializer<'_, O>, key: Key, value: u128) {
+        put_keyed::<O, L>(&mut ser.out, key, value);
+    }
+
+    #[inline(always)]
+    fn put<O: Output>(self, _: &mut Serializer<'_, O>) {}
+}
+
+/// The Dictionary header (type id and entry count, 8 bytes) of the struct whose first field
+/// this is, not yet written and kept in [`Serializer::head`]: it goes out with the field's key,
+/// one capacity check less per struct.
+#[derive(Clone, Copy)]
+pub(super) struct Header;
+
+impl Lead for Header {
+    #[inline(always)]
+    fn put_keyed<O: Output, const L: usize>(self, ser: &mut Serializer<'_, O>, key: Key, value: u128) {
+        // As `put_encoded`, 8 bytes further on (the key and value as two 16-byte numbers, one
+        // fixed-size write per key size).
+        let (words, size) = key.encoded();
+        let shift = 8 * size as u32;
+        let lo = words | value.checked_shl(shift).unwrap_or(0);
+        let hi = value.checked_shr(128 - shift).unwrap_or(0);
+        let mut buf = [0u8; 40];
+        buf[..8].copy_from_slice(&ser.head.to_le_bytes());
+        buf[8..24].copy_from_slice(&lo.to_le_bytes());
+        buf[24..].copy_from_slice(&hi.to_le_bytes());
+        match size {
+            8 => ser.out.put(&buf[..16 + L]),
+            12 => ser.out.put(&buf[..20 + L]),
+            _ => ser.out.put(&buf[..24 + L]),
+        }
+    }
+
+    #[inline(always)]
+    fn put<O: Output>(self, ser: &mut Serializer<'_, O>) {
+        ser.out.put(&ser.head.to_le_bytes());
+    }
+}
+
+/// The serializer of a Dictionary-form struct field's value: see the module documentation.
+pub(super) struct Keyed<'s, 'a, O: Output, L: Lead = NoLead> {
+    pub(super) ser: &'s mut Serializer<'a, O>,
+    pub(super) key: Key,
+    pub(super) lead: L,
+}
+
+impl<'s, 'a, O: Output, L: Lead> Keyed<'s, 'a, O, L> {
     /// The key and one 8-byte value.
     #[inline(always)]
     fn word(self, word: u64) -> Result<()> {
-        put_keyed::<O, 8>(&mut self.ser.out, self.key, word as u128);
+        self.lead.put_keyed::<O, 8>(self.ser, self.key, word as u128);
         Ok(())
     }
 
     /// The key and a header with a 64-bit payload.
     #[inline(always)]
     fn wide(self, header: u32, payload: u64) -> Result<()> {
-        put_keyed::<O, 12>(&mut self.ser.out, self.key, header as u128 | (payload as u128) << 32);
+        self.lead.put_keyed::<O, 12>(self.ser, self.key, header as u128 | (payload as u128) << 32);
         Ok(())
     }
 
     /// Writes the key alone, for a value the plain serializer writes.
     #[inline(always)]
     fn key_then(self) -> &'s mut Serializer<'a, O> {
-        put_keyed::<O, 0>(&mut self.ser.out, self.key, 0);
+        self.lead.put_keyed::<O, 0>(self.ser, self.key, 0);
         self.ser
     }
 
@@ -124,7 +185,7 @@ impl<'s, 'a, O: Output> Keyed<'s, 'a, O> {
     }
 }
 
-impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
+impl<'s, 'a, O: Output, L: Lead> ser::Serializer for Keyed<'s, 'a, O, L> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Seq<'s, 'a, O>;
@@ -173,6 +234,8 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
     /// rest out of line.
     #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<()> {
+        // The key and the string already fill the fixed-size write: a lead goes before it.
+        self.lead.put(self.ser);
         let (key, size) = self.key.encoded();
         let out = &mut self.ser.out;
         let v = v.as_bytes();
@@ -189,7 +252,7 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
 
     #[inline]
     fn serialize_none(self) -> Result<()> {
-        put_keyed::<O, 4>(&mut self.ser.out, self.key, NIL as u128);
+        self.lead.put_keyed::<O, 4>(self.ser, self.key, NIL as u128);
         Ok(())
     }
 
@@ -262,8 +325,11 @@ impl<'s, 'a, O: Output> ser::Serializer for Keyed<'s, 'a, O> {
     #[inline(always)]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'s, 'a, O>> {
         match magic::lookup(name) {
-            // A math type's first write takes the key along.
-            Some(Magic::Math(ty)) => self.ser.math_after(self.key, ty),
+            // A math type's first write takes the key along (a lead goes before it).
+            Some(Magic::Math(ty)) => {
+                self.lead.put(self.ser);
+                self.ser.math_after(self.key, ty)
+            }
             _ => ser::Serializer::serialize_struct(self.key_then(), name, len),
         }
     }

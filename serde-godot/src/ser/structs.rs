@@ -3,7 +3,7 @@
 
 use serde_core::ser::{self, Impossible, Serialize};
 
-use super::keyed::{Key, Keyed, put_keyed};
+use super::keyed::{Header, Key, Keyed, NoLead, put_keyed};
 use super::macros::{compound_struct, reject, unexpected};
 use super::payload::{Accept, BoolCapture, Raw, StrList};
 use super::word::{NotWord, Word32};
@@ -23,14 +23,22 @@ impl<'a, O: Output> Serializer<'a, O> {
         };
         // Worked out with the options (one load), not chosen here by version and form.
         let header = self.opts.struct_header as u32;
-        let mut open = self.open(header, Some(len))?;
+        if len > i32::MAX as usize {
+            return Err(Error::new(ErrorKind::TooLong(len)));
+        }
+        // The header is left pending, to go out with the first field (in the Dictionary form,
+        // in one write with its key; see `Struct::words`). The same for both forms, so that
+        // opening a struct stays small where it is inlined.
+        self.descend();
+        let mut open = Open::known(len as u32);
+        let words = header as u128 | (len as u128) << 32;
         open.levels += levels;
         // The announced fields all sit one level down: their depth is checked once, here (a
         // field beyond the announced count is checked on its own).
         if len > 0 {
             self.check_depth()?;
         }
-        Ok(Struct { ser: self, open, kind, at: 0, words: 0, key: None })
+        Ok(Struct { ser: self, open, kind, at: 0, words, key: None })
     }
 
     /// A math type (Vector2…Projection, Color): its header, then components written in place
@@ -107,7 +115,9 @@ pub struct Struct<'s, 'a, O: Output = Vec<u8>> {
     kind: StructKind,
     at: usize,
     /// A math type's 4-byte words not yet written (the header, then components), the first in
-    /// the low bits; `Open::count` says how many (at most 3). A NodePath's counts.
+    /// the low bits; `Open::count` says how many (at most 3). A NodePath's counts. A
+    /// Dictionary's or Array's header (type id and count, never 0) while it waits for the first
+    /// field.
     words: u128,
     /// The name of the Dictionary-form field whose value this math type is, written with the
     /// first pending words.
@@ -123,15 +133,29 @@ impl<O: Output> Struct<'_, '_, O> {
             StructKind::Array => {
                 self.extra_field_depth()?;
                 self.open.count += 1;
+                let head = std::mem::take(&mut self.words) as u64;
+                if head != 0 {
+                    self.ser.out.put(&head.to_le_bytes());
+                }
                 value.serialize(&mut *self.ser)
             }
             StructKind::Dict => {
                 self.extra_field_depth()?;
                 self.open.count += 1;
-                // A literal name's key is a constant that goes out with the value's first write.
+                // A literal name's key is a constant that goes out with the value's first write,
+                // and so does the header, for the first field (a test that folds away where the
+                // struct's fields are inlined, as derived code is).
+                let head = std::mem::take(&mut self.words) as u64;
                 match Key::of(key) {
-                    Some(key) => value.serialize(Keyed { ser: &mut *self.ser, key }),
+                    Some(key) if head != 0 => {
+                        self.ser.head = head;
+                        value.serialize(Keyed { ser: &mut *self.ser, key, lead: Header })
+                    }
+                    Some(key) => value.serialize(Keyed { ser: &mut *self.ser, key, lead: NoLead }),
                     None => {
+                        if head != 0 {
+                            self.ser.out.put(&head.to_le_bytes());
+                        }
                         self.ser.name(key)?;
                         value.serialize(&mut *self.ser)
                     }
@@ -206,7 +230,13 @@ impl<O: Output> Struct<'_, '_, O> {
     #[inline(always)]
     fn end_struct(mut self) -> Result<()> {
         match self.kind {
-            StructKind::Dict | StructKind::Array => self.ser.close(self.open),
+            StructKind::Dict | StructKind::Array => {
+                // The header of a struct with no fields is still pending.
+                if self.words != 0 {
+                    self.ser.out.put(&(self.words as u64).to_le_bytes());
+                }
+                self.ser.close(self.open)
+            }
             StructKind::Raw(_) => {
                 self.flush_component();
                 if self.ser.out.len() == self.at {

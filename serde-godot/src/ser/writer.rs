@@ -36,6 +36,9 @@ pub struct Serializer<'a, O: Output = Vec<u8>> {
     target: &'a mut O,
     pub(super) opts: Options,
     pub(super) depth: usize,
+    /// The Dictionary header of the struct whose first field is being written, for the field's
+    /// serializer to write with the key (see `keyed::Header`).
+    pub(super) head: u64,
 }
 
 impl<'a> Serializer<'a> {
@@ -57,7 +60,7 @@ impl<'a, O: Output> Serializer<'a, O> {
         // Nothing is derived from `opts` here (header ids are looked up where they are used,
         // where the type is a constant): this runs on every call, and the per-message cost of
         // small values is mostly this setup.
-        Serializer { out: std::mem::take(out), target: out, opts, depth: 0 }
+        Serializer { out: std::mem::take(out), target: out, opts, depth: 0, head: 0 }
     }
 
     /// The header of ARRAY in this version.
@@ -168,7 +171,7 @@ impl<'a, O: Output> Serializer<'a, O> {
             Some(len) if len <= i32::MAX as usize => {
                 self.out.put(&(header as u64 | (len as u64) << 32).to_le_bytes());
                 self.depth += 1;
-                Ok(Open { len: len as u32, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 })
+                Ok(Open::known(len as u32))
             }
             _ => {
                 wire::put_header(&mut self.out, header);
@@ -469,6 +472,12 @@ pub(super) struct Open {
 impl Open {
     /// For Godot's own struct-like types, which are not containers.
     pub(super) const NONE: Open = Open { len: 0, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 0 };
+
+    /// A container of `len` elements, announced, one level down.
+    #[inline(always)]
+    pub(super) const fn known(len: u32) -> Open {
+        Open { len, count: 0, patch: 0, check: [NO_CHECK; 2], levels: 1 }
+    }
 }
 
 impl<O: Output> Drop for Serializer<'_, O> {
