@@ -456,6 +456,9 @@ pub struct ClassDef {
     pub(crate) has_deprecated: bool,
     /// Whether every property has a declared type (deep data then names each by one tag).
     pub(crate) typed: bool,
+    /// Deep mode may read an object of this class as a plain one (no DELTA_ENCODE property, every
+    /// property typed, a nonzero tag; see `Deserializer::deep_plain_ahead`): one test for the three.
+    pub(crate) deep_plain: bool,
 }
 
 /// See [`ClassDef::all_included`].
@@ -593,6 +596,7 @@ impl ClassDef {
             has_delta,
             has_deprecated,
             typed,
+            deep_plain: !has_delta && typed && hash != 0,
             props,
             by_tag,
             by_name,

@@ -11,6 +11,7 @@ use crate::options::{Inclusion, Options, serializer_flags};
 use crate::schema::TypeList;
 
 mod container;
+mod deep;
 mod leaf;
 mod object;
 #[doc(hidden)]

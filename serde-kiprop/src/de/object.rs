@@ -573,30 +573,17 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
 
     /// Deep mode, before any property is read: whether the object's properties are exactly the
     /// class's, each once, in id order, each with the tag of its declared type and a size within
-    /// the object, so that [`next_deep`](Self::next_deep) would find property 0, 1, 2, … with no
-    /// lookup, skip or error, and the object ends after the last. The headers are only looked at
-    /// (the cursor does not move). Not with a dump (whose marks the map path records).
+    /// the object (see [`props_in_order`](super::deep::props_in_order)), so that
+    /// [`next_deep`](Self::next_deep) would find property 0, 1, 2, … with no lookup, skip or
+    /// error, and the object ends after the last. The headers are only looked at (the cursor
+    /// does not move). Not with a dump (whose marks the map path records).
     #[inline]
     pub(super) fn deep_in_order(&self) -> bool {
         let d = &*self.d;
         if d.input.trace().is_some() || !self.class.typed {
             return false;
         }
-        let data = d.input.data();
-        let mut pos = d.cur.bit_pos();
-        for prop in &self.class.props {
-            // `next_deep`'s read: the header is aligned, its size the first 32 bits (counted from
-            // `pos`), its tag the next 32.
-            let at = (pos + 7) >> 3;
-            let Some(header) = crate::codec::chunk_at::<8>(data, at as usize) else { return false };
-            let word = u64::from_le_bytes(*header);
-            let prop_end = pos + (word & 0xFFFF_FFFF);
-            if prop.hash != (word >> 32) as u32 || prop_end > self.end || prop_end < (at << 3) + 64 {
-                return false;
-            }
-            pos = prop_end;
-        }
-        pos == self.end
+        super::deep::props_in_order(self.class, d.input.data(), d.cur.bit_pos(), self.end)
     }
 
     /// [`next_deep`](Self::next_deep)'s answer: `prop` is pending, `next` the index after it.
@@ -716,7 +703,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
             Err(e) => return Err(e),
         };
         if !shallow && (self.d.pos() != self.prop_end || self.d.ignored) {
-            match self.end_deep_property(&slot, self.prop_end) {
+            match self.d.end_deep_property(self.class, &slot, self.prop_end) {
                 Ok(()) => {}
                 Err(e) if NAMED => return Err(e.in_field(&prop.name)),
                 Err(e) => return Err(e),
@@ -739,7 +726,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
     }
 
     /// Reads deep property `prop`'s value as `kind`, then checks that it ended at `prop_end` (see
-    /// [`end_deep_property`](Self::end_deep_property)); an error names the property in its path.
+    /// [`Deserializer::end_deep_property`]); an error names the property in its path.
     #[inline(always)]
     fn deep_value<S: DeserializeSeed<'de>>(
         &mut self,
@@ -748,33 +735,7 @@ impl<'de, 't, I: Input<'de>> ObjectAccess<'_, 'de, 't, I> {
         prop_end: u64,
         seed: S,
     ) -> Result<S::Value> {
-        let v = property_value(&mut *self.d, prop, kind, false, seed)?;
-        if self.d.pos() != prop_end || self.d.ignored {
-            let slot = DSlot { prop: Some(prop), kind, root: false, element: false, presence: false };
-            if let Err(e) = self.end_deep_property(&slot, prop_end) {
-                return Err(e.in_field(&prop.name));
-            }
-        }
-        Ok(v)
-    }
-
-    /// After a deep property's value: skips what an ignored value left, or reports a size mismatch.
-    #[inline(never)]
-    pub(super) fn end_deep_property(&mut self, slot: &DSlot<'t>, prop_end: u64) -> Result<()> {
-        let at = self.d.pos();
-        if at != prop_end {
-            if self.d.ignored {
-                self.d.seek(prop_end)?;
-            } else {
-                return Err(self.d.err(ErrorKind::PropertySizeMismatch {
-                    property: format!("{}::{}", self.class.name, slot.name()),
-                    expected: prop_end,
-                    actual: at,
-                }));
-            }
-        }
-        self.d.ignored = false;
-        Ok(())
+        self.d.deep_value(self.class, prop, kind, prop_end, seed)
     }
 }
 
@@ -1064,7 +1025,7 @@ fn shallow_element<'de, 't, I: Input<'de>, S: DeserializeSeed<'de>, const DELTA:
 /// Reads `prop`'s value as `kind` (`presence`: its DELTA_ENCODE bit was read); an error names
 /// the property in its path.
 #[inline(always)]
-fn property_value<'de, 't, I: Input<'de>, S: DeserializeSeed<'de>>(
+pub(super) fn property_value<'de, 't, I: Input<'de>, S: DeserializeSeed<'de>>(
     d: &mut Deserializer<'de, 't, I>,
     prop: &'t PropertyDef,
     kind: Kind,

@@ -428,10 +428,15 @@ impl<'de, I: Input<'de>> de::Deserializer<'de> for ValueDe<'_, 'de, '_, I> {
         // written (see `plain_object_ahead`): its visitor in one call, `plain_object`, which the
         // optimiser can make this function's tail call. (Through `object`, below, it was the
         // same call after more tests, or a call of this function's visitor.)
+        // Deep, the same for a plain deep object (see `deep_plain_ahead`).
         if let Kind::Object(Some(expected)) = self.slot.kind {
-            if self.d.shallow && !self.slot.container() {
-                if let Some(class) = self.d.plain_object_ahead(expected, fields) {
-                    return self.d.plain_object(class, v);
+            if !self.slot.container() {
+                if self.d.shallow {
+                    if let Some(class) = self.d.plain_object_ahead(expected, fields) {
+                        return self.d.plain_object(class, v);
+                    }
+                } else if let Some((class, end)) = self.d.deep_plain_ahead(expected, fields) {
+                    return self.d.deep_plain_object(class, end, fields, v);
                 }
             }
         }
