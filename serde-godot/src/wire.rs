@@ -693,15 +693,13 @@ fn copy_short(dst: &mut [u8; 16], s: &[u8]) {
 #[inline(always)]
 pub(crate) fn put_short(out: &mut Vec<u8>, word: [u8; 8], s: &[u8]) {
     let start = out.len();
-    // `s` is short: the padded length as one round-up, not the length plus `pad4`.
-    let end = start + 8 + ((s.len() + 3) & !3);
     // Zero 24 bytes, write into them in place (a stack buffer copied out afterwards would stall
     // on store forwarding), then cut back to the padded length.
     out.extend_from_slice(&[0u8; 24]);
     let dst: &mut [u8; 24] = (&mut out[start..start + 24]).try_into().expect("24 bytes");
     dst[..8].copy_from_slice(&word);
     copy_short((&mut dst[8..]).try_into().expect("16 bytes"), s);
-    out.truncate(end);
+    cut_back(out, (16 - s.len()) & !3);
 }
 
 /// [`put_short`] after the first `n` bytes of `prefix` (a struct field's name), all in one
@@ -716,9 +714,8 @@ pub(crate) fn put_short_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, wor
     let rest: &mut [u8; 24] = (&mut dst[n..n + 24]).try_into().expect("24 bytes");
     rest[..8].copy_from_slice(&word);
     copy_short((&mut rest[8..]).try_into().expect("16 bytes"), s);
-    // `s` is short: its padded length as one round-up (not the length plus `pad4`), worked
-    // out after the writes so that fewer values are live across them.
-    out.truncate(start + n + 8 + ((s.len() + 3) & !3));
+    // Worked out after the writes, so that fewer values are live across them.
+    cut_back(out, ((16 - s.len()) & !3) + (16 - n));
 }
 
 /// [`put_short_after`] for `s` of 17 to 32 bytes: one fixed-size write (the first and last 16
@@ -739,7 +736,16 @@ pub(crate) fn put_mid_after(out: &mut Vec<u8>, prefix: [u8; 16], n: usize, word:
     rest[..8].copy_from_slice(&word);
     rest[len - 8..len + 8].copy_from_slice(tail);
     rest[8..24].copy_from_slice(head);
-    out.truncate(start + n + 8 + ((len + 3) & !3));
+    cut_back(out, ((32 - len) & !3) + (16 - n));
+}
+
+/// Drops the last `cut` bytes of `out`: the room of a fixed-size write that the value did not
+/// take. `cut` is smaller than that room (`16 - len` rounded down to 4 is the padded length's
+/// shortfall), so this is a plain length update: `saturating_sub` says so to the optimiser,
+/// which otherwise compares the new length with the one stored (reloaded after the writes).
+#[inline(always)]
+fn cut_back(out: &mut Vec<u8>, cut: usize) {
+    out.truncate(out.len().saturating_sub(cut));
 }
 
 /// Appends length, bytes and zero padding of a string body.
