@@ -138,9 +138,11 @@ impl Options {
     /// How many threads the lz4net codec may use for a whole file in memory (`to_vec`,
     /// `from_slice`, `decompress`, `compress`, `dump`): its chunks are independent LZ4 blocks, so
     /// a file of several chunks is compressed or decompressed a run of chunks per thread, with the
-    /// same bytes and the same errors as on one thread. 0 (the default) is the machine's available
-    /// parallelism, at most 8; 1 never spawns a thread. Files under 2 MiB decoded, LZMA, Brotli
-    /// and the streaming [`Lz4NetWriter`](crate::codec::Lz4NetWriter) /
+    /// same bytes and the same errors as on one thread. `to_writer` compresses one chunk per
+    /// thread at a time and writes them in order (at most `threads` chunks and their compressed
+    /// forms held beyond the BSON). 0 (the default) is the machine's available parallelism, at
+    /// most 8; 1 never spawns a thread. Files under 2 MiB decoded, LZMA, Brotli, `from_reader` and
+    /// the streaming [`Lz4NetWriter`](crate::codec::Lz4NetWriter) /
     /// [`Lz4NetReader`](crate::codec::Lz4NetReader) always use the calling thread.
     pub const fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;

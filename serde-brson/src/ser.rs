@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_core::Serialize;
 
-use crate::codec::{self, BrotliWriter, Lz4NetWriter, LzmaWriter};
+use crate::codec::{self, BrotliWriter, LzmaWriter};
 use crate::container::{Compression, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
@@ -72,9 +72,7 @@ pub(crate) fn to_writer_with<W: Write, T: Serialize + ?Sized>(
     match compression {
         Compression::None => writer.write_all(&bson)?,
         Compression::Lz4 => {
-            let mut w = Lz4NetWriter::with_chunk_size(writer, options.lz4_chunk_size);
-            w.write_all(&bson)?;
-            w.finish()?;
+            codec::lz4net::encode_to_writer(&bson, &mut writer, options.lz4_chunk_size, options.threads)?
         }
         Compression::Lzma => {
             let mut w = LzmaWriter::new(writer);

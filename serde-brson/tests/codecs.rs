@@ -210,3 +210,78 @@ fn lz4net_on_several_threads_reports_the_first_bad_block_as_one_thread_does() {
         assert_eq!(many, one, "{threads} threads");
     }
 }
+
+/// A document `{"d": <binary>}` whose BSON is exactly `len` bytes: `chunk`-sized stretches of text
+/// and noise in turn, so that with `chunk`-byte lz4net chunks some are compressed and some stored.
+fn doc_of_len(len: usize, chunk: usize) -> serde_brson::bson::Document {
+    let bytes = len - 13; // length, type, "d\0", binary length, subtype, terminator
+    let (text, noise) = (text(bytes), noise(bytes));
+    let mut data = Vec::with_capacity(bytes);
+    for (i, at) in (0..bytes).step_by(chunk).enumerate() {
+        let end = (at + chunk).min(bytes);
+        data.extend_from_slice(if i % 3 == 1 { &noise[at..end] } else { &text[at..end] });
+    }
+    serde_brson::bson::doc! { "d": serde_brson::bson::Binary {
+    subtype: serde_brson::bson::spec::BinarySubtype::Generic, bytes: data } }
+}
+
+#[test]
+fn lz4net_to_writer_and_to_vec_on_1_to_4_threads_write_the_bytes_of_the_streaming_writer() {
+    let kib = 1 << 10;
+    // Around whole numbers of chunks, below and above the 2 MiB where threads start.
+    let cases = [(256 * kib, 8), (256 * kib, 9), (256 * kib, 11), (128 * kib, 16), (128 * kib, 23), (1024 * kib, 3)];
+    for (chunk, count) in cases {
+        for len in [chunk * count - 1, chunk * count, chunk * count + 1, chunk * count + chunk / 2] {
+            let doc = doc_of_len(len, chunk);
+            let bson = serde_brson::bson::serialize_to_vec(&doc).unwrap();
+            assert_eq!(bson.len(), len);
+            let mut w = Lz4NetWriter::with_chunk_size(Vec::new(), chunk);
+            w.write_all(&bson).unwrap();
+            let streamed = w.finish().unwrap();
+            let flags: Vec<u64> = chunks(&streamed).iter().map(|c| c.0).collect();
+            assert_eq!(flags.len(), len.div_ceil(chunk));
+            assert!(flags.contains(&0) && flags.contains(&1), "stored and compressed chunks: {flags:?}");
+            for threads in 0..=4 {
+                let opts = serde_brson::Options::new().threads(threads).lz4_chunk_size(chunk);
+                let file = opts.to_vec(&doc, serde_brson::Compression::Lz4).unwrap();
+                assert!(file[9..] == streamed[..], "to_vec, {len} bytes, {chunk}-byte chunks, {threads} threads");
+                let mut written = Vec::new();
+                opts.to_writer(&mut written, &doc, serde_brson::Compression::Lz4).unwrap();
+                assert!(written == file, "to_writer, {len} bytes, {chunk}-byte chunks, {threads} threads");
+                assert!(opts.decompress(&file).unwrap().as_bytes() == &bson[..], "{len}, {chunk}, {threads}");
+            }
+        }
+    }
+}
+
+/// A writer that fails once it has taken `left` bytes.
+struct FailAfter {
+    left: usize,
+}
+
+impl Write for FailAfter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(std::io::Error::other("disk full"));
+        }
+        let n = buf.len().min(self.left);
+        self.left -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn lz4net_to_writer_on_several_threads_reports_the_writer_error_as_one_thread_does() {
+    let doc = doc_of_len(5 << 20, 1 << 20);
+    let opts = serde_brson::Options::new().threads(1);
+    let one = opts.to_writer(FailAfter { left: 3 << 19 }, &doc, serde_brson::Compression::Lz4).unwrap_err();
+    for threads in 2..=4 {
+        let opts = serde_brson::Options::new().threads(threads);
+        let many = opts.to_writer(FailAfter { left: 3 << 19 }, &doc, serde_brson::Compression::Lz4).unwrap_err();
+        assert_eq!((many.kind(), many.to_string()), (one.kind(), one.to_string()), "{threads} threads");
+    }
+}

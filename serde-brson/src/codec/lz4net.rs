@@ -495,6 +495,43 @@ pub(crate) fn encode_slice(data: &[u8], out: &mut Vec<u8>, chunk_size: usize, th
     }
 }
 
+/// Encodes `data` as a whole lz4net stream into `out`, on up to `threads` threads (see
+/// [`threads`]): a batch of one chunk per thread at a time, each compressed into its thread's
+/// buffer, then the buffers written in order. Beyond `data`, at most `threads` × (a chunk and
+/// LZ4's bound for it) is held; the bytes do not depend on the number of threads.
+pub(crate) fn encode_to_writer<W: Write>(
+    data: &[u8],
+    out: &mut W,
+    chunk_size: usize,
+    threads: usize,
+) -> io::Result<()> {
+    let chunk_size = chunk_size.max(1);
+    let workers = self::threads(data.len(), data.len().div_ceil(chunk_size), threads);
+    if workers <= 1 {
+        // Straight into `out`, as the streaming writer does.
+        let (mut scratch, mut table) = (Vec::new(), CompressTable::large());
+        for chunk in data.chunks(chunk_size) {
+            write_chunk(out, chunk, &mut scratch, &mut table)?;
+        }
+        return Ok(());
+    }
+    // One slot per thread, reused from batch to batch: the chunk's bytes, the compressor's
+    // output and its table.
+    let mut slots: Vec<(Vec<u8>, Vec<u8>, CompressTable)> =
+        (0..workers).map(|_| (Vec::new(), Vec::new(), CompressTable::large())).collect();
+    for batch in data.chunks(chunk_size.saturating_mul(workers)) {
+        let items: Vec<_> = batch.chunks(chunk_size).zip(slots.iter_mut()).collect();
+        split_work(items, workers, |(chunk, (part, scratch, table))| {
+            part.clear();
+            write_chunk(part, chunk, scratch, table).expect("writing to a Vec cannot fail");
+        });
+        for (part, _, _) in &slots[..batch.len().div_ceil(chunk_size)] {
+            out.write_all(part)?;
+        }
+    }
+    Ok(())
+}
+
 /// Encodes `data` as `chunk_size`-byte chunks appended to `out`, on the calling thread.
 fn encode_run(data: &[u8], out: &mut Vec<u8>, chunk_size: usize) {
     let mut scratch = Vec::new();
