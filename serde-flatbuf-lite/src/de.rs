@@ -79,13 +79,14 @@ impl<'de> Deserializer<'de> {
 
     /// A deserializer over a whole buffer with the given options.
     pub fn with_options(bytes: &'de [u8], opts: &Options) -> Self {
+        let apparent_limit = opts.apparent_limit(bytes.len());
         Deserializer {
             buf: bytes,
             opts: opts.clone(),
             depth: 0,
             tables: 0,
             apparent: 0,
-            apparent_limit: opts.apparent_limit(bytes.len()),
+            apparent_limit,
             pending_union: None,
             elem: Shape::default(),
             layouts: None,
@@ -94,7 +95,7 @@ impl<'de> Deserializer<'de> {
             inline_cache: InlineCache::default(),
             in_order: false,
             in_order_failed: false,
-            checked: utf8::Checked::default(),
+            checked: utf8::Checked::new(apparent_limit),
         }
     }
 

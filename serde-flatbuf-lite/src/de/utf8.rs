@@ -14,6 +14,13 @@
 //!
 //! The work stays bounded: a stretch is at most [`SPAN_LIMIT`] bytes and checked only when a string falls
 //! outside the last one, and after [`MAX_FAILED_SPANS`] stretches that were not UTF-8 a decode stops trying.
+//! Every byte a stretch checks is charged to an allowance as large as the decode's apparent-size limit
+//! ([`Options::max_apparent_size`](crate::Options::max_apparent_size)): in a DAG whose tables are read
+//! again and again (shared through many uoffsets), each read may check a new stretch, up to 256 bytes for
+//! a string that counts only 5 + its length in the apparent size. Once the allowance is spent, strings are
+//! checked one by one, each counted in the apparent size as always, so all the UTF-8 checking of a decode
+//! is at most twice its apparent-size limit. The allowance only chooses between two checks that accept
+//! the same strings: results, errors and limits do not depend on it.
 
 use super::{Deserializer, invalid_utf8};
 use crate::error::Result;
@@ -26,7 +33,7 @@ const SPAN_LIMIT: usize = 256;
 const MAX_FAILED_SPANS: u8 = 8;
 
 /// The stretch of the buffer last found to be valid UTF-8.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Checked<'de> {
     /// The stretch.
     text: &'de str,
@@ -34,9 +41,16 @@ pub(super) struct Checked<'de> {
     at: usize,
     /// Stretches that failed the check so far.
     failed: u8,
+    /// Bytes that stretches may still check in this decode (see the module docs).
+    allowance: usize,
 }
 
 impl<'de> Checked<'de> {
+    /// Nothing checked yet; stretches may check `allowance` bytes in all (the apparent-size limit).
+    pub(super) fn new(allowance: usize) -> Self {
+        Checked { text: "", at: 0, failed: 0, allowance }
+    }
+
     /// The `len` bytes at `start` as a `&str`, when they lie inside the stretch and start and end at its
     /// character boundaries (then they are valid UTF-8 on their own).
     #[inline(always)]
@@ -69,12 +83,14 @@ impl<'de> Deserializer<'de> {
         }
         let buf = self.buf;
         let lo = table_end(buf, table)?;
-        if lo > start || start + len - lo > SPAN_LIMIT {
+        if lo > start || start + len - lo > SPAN_LIMIT.min(self.checked.allowance) {
             return None;
         }
-        match std::str::from_utf8(buf.get(lo..start + len)?) {
+        let span = buf.get(lo..start + len)?;
+        self.checked.allowance -= span.len();
+        match std::str::from_utf8(span) {
             Ok(text) => {
-                self.checked = Checked { text, at: lo, failed: self.checked.failed };
+                self.checked = Checked { text, at: lo, ..self.checked };
                 // The string is the stretch's end: only its start needs to be a character boundary.
                 text.get(start - lo..)
             }
@@ -94,4 +110,89 @@ fn table_end(buf: &[u8], pos: usize) -> Option<usize> {
     let vtable = usize::try_from(pos as i64 - i64::from(soffset)).ok()?;
     let size = u16::from_le_bytes(*buf.get(vtable.checked_add(2)?..)?.first_chunk::<2>()?);
     Some(pos + usize::from(size))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::SPAN_LIMIT;
+    use crate::{Deserializer, Options};
+
+    #[derive(Deserialize)]
+    struct Item<'a> {
+        s: &'a str,
+    }
+
+    #[derive(Deserialize)]
+    struct Root<'a> {
+        #[serde(borrow)]
+        items: Vec<Item<'a>>,
+    }
+
+    /// Padding between a table's end and its string, and the string's length: each stretch is
+    /// `PAD + 4 + LEN` bytes, close to [`SPAN_LIMIT`].
+    const PAD: usize = 200;
+    const LEN: usize = 40;
+
+    /// Root `{ items: [A, B, A, B, …] }` (`count` uoffsets to two tables), where table A is followed by
+    /// `PAD` zero bytes and its string, then table B the same way: no string lies in the stretch checked for
+    /// the other table, so every element read checks a new stretch unless something stops it.
+    fn alternating(count: usize) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&12u32.to_le_bytes()); // root table at 12
+        b.extend_from_slice(&[6, 0, 8, 0, 4, 0, 0, 0]); // vtable at 4: one field at offset 4
+        b.extend_from_slice(&8i32.to_le_bytes()); // root table at 12
+        b.extend_from_slice(&4u32.to_le_bytes()); // items -> vector at 20
+        b.extend_from_slice(&(count as u32).to_le_bytes());
+        let area = 24;
+        let vtable = area + 4 * count;
+        let table_a = vtable + 8;
+        let table_b = table_a + 8 + PAD + (4 + LEN + 4);
+        for i in 0..count {
+            let target = if i % 2 == 0 { table_a } else { table_b };
+            b.extend_from_slice(&((target - (area + 4 * i)) as u32).to_le_bytes());
+        }
+        b.extend_from_slice(&[6, 0, 8, 0, 4, 0, 0, 0]);
+        for (table, letter) in [(table_a, b'a'), (table_b, b'b')] {
+            assert_eq!(b.len(), table);
+            b.extend_from_slice(&((table - vtable) as i32).to_le_bytes());
+            b.extend_from_slice(&((4 + PAD) as u32).to_le_bytes()); // s -> the string after the padding
+            b.extend(std::iter::repeat_n(0, PAD));
+            b.extend_from_slice(&(LEN as u32).to_le_bytes());
+            b.extend(std::iter::repeat_n(letter, LEN));
+            b.extend_from_slice(&[0; 4]); // NUL and padding
+        }
+        b
+    }
+
+    /// Hostile DAG: many references to tables whose strings each need a stretch of their own. The bytes
+    /// stretches check stop at the apparent-size limit (without the allowance they would be about 4×
+    /// it here), and the strings after that are checked one by one with the same results.
+    #[test]
+    fn stretch_checks_stop_at_the_apparent_size_limit() {
+        const SPAN: usize = PAD + 4 + LEN;
+        const _: () = assert!(SPAN <= SPAN_LIMIT);
+        let count = 64 * 1024;
+        let bytes = alternating(count);
+        let limit = 4 << 20;
+        let opts = Options::new().max_apparent_size(limit);
+        let mut de = Deserializer::with_options(&bytes, &opts);
+        let root = Root::deserialize(&mut de).expect("decodes within the apparent-size limit");
+        assert!(de.apparent <= limit);
+        assert_eq!(root.items.len(), count);
+        for (i, item) in root.items.iter().enumerate() {
+            let letter = if i % 2 == 0 { "a" } else { "b" };
+            assert_eq!(item.s, letter.repeat(LEN), "item {i}");
+        }
+        // Every stretch checked was a whole one until the allowance ran out.
+        let checked = limit - de.checked.allowance;
+        assert_eq!(checked, limit / SPAN * SPAN);
+        assert!(count * SPAN > 3 * limit, "the stretches the allowance cut off");
+        // The default limit (16 × buffer length + 1 MiB) bounds them the same way.
+        let mut de = Deserializer::from_slice(&bytes);
+        let default_limit = 16 * bytes.len() + (1 << 20);
+        Root::deserialize(&mut de).expect("decodes");
+        assert!(default_limit - de.checked.allowance > default_limit - SPAN);
+    }
 }
