@@ -24,7 +24,7 @@ mod utf8;
 
 use packed::PackedVector;
 pub(crate) use structs::Layouts;
-use structs::{Shape, UnitEnumAccess, inline_struct};
+use structs::{Shape, UnitEnumAccess, field_struct, inline_struct};
 
 /// Decodes FlatBuffers. Use [`from_slice`](crate::from_slice) unless you drive serde yourself.
 ///
@@ -497,9 +497,7 @@ impl<'de> ValueDe<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         match self.place {
-            Place::Field { pos, .. } => {
-                Ok(inline_struct(self.d.buf, self.d.layouts.as_ref(), pos, fields, len, visitor)?.0)
-            }
+            Place::Field { pos, .. } => field_struct(self.d.buf, self.d.layouts.as_ref(), pos, fields, len, visitor),
             Place::Elem { inline, .. } => {
                 let (value, shape) = inline_struct(self.d.buf, self.d.layouts.as_ref(), inline, fields, len, visitor)?;
                 self.d.elem = Shape { name, ..shape };

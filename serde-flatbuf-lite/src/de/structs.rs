@@ -12,8 +12,7 @@ use crate::layout::read_array;
 /// Alignments of inline struct types, by the name of their serde visitor type (learned by tracing).
 pub(crate) type Layouts = HashMap<&'static str, usize>;
 
-/// Decodes an inline struct starting at `start` (a table field or vector element). Returns the value and
-/// the struct's size.
+/// Decodes an inline struct starting at `start` (a vector element). Returns the value and the struct's size.
 #[inline]
 pub(super) fn inline_struct<'de, V: Visitor<'de>>(
     buf: &'de [u8],
@@ -31,6 +30,27 @@ pub(super) fn inline_struct<'de, V: Visitor<'de>>(
     let a = c.align;
     let size = ((c.cur - c.start) + a - 1) & !(a - 1);
     Ok((value, Shape { size, align: a, packed: c.bytes == size, name: None }))
+}
+
+/// Decodes an inline struct in a table field, starting at `start`: read as [`inline_struct`] reads it (the same
+/// member positions, checks and errors), but its size and shape are not needed, so its members are placed
+/// by a cursor that lives in the visitor's own sequence (registers) instead of one it reaches through a pointer.
+#[inline]
+pub(super) fn field_struct<'de, V: Visitor<'de>>(
+    buf: &'de [u8],
+    layouts: Option<&Layouts>,
+    start: usize,
+    fields: &'static [&'static str],
+    len: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    let mut end = start;
+    let c = FieldCursor { start, cur: start, end: &mut end };
+    let value = visitor.visit_seq(StructAccess { buf, layouts, c, fields, len, remaining: len })?;
+    if end == start {
+        return Err(empty_struct());
+    }
+    Ok(value)
 }
 
 /// The shape of an inline value read as a vector element: what the vector's other elements must share.
@@ -152,6 +172,89 @@ impl Cursor {
     }
 }
 
+/// Where the members of an open inline struct go: the general [`Cursor`], or a table field's
+/// [`FieldCursor`].
+trait Members {
+    /// The position of the next `N`-byte member, aligned relative to the struct's start.
+    fn member<const N: usize>(&mut self) -> Result<usize>;
+
+    /// Decodes a struct nested at the cursor.
+    fn nested<'de, V: Visitor<'de>>(
+        &mut self,
+        buf: &'de [u8],
+        layouts: Option<&Layouts>,
+        fields: &'static [&'static str],
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value>;
+
+    /// Where the last member read ends.
+    fn end(&self) -> usize;
+}
+
+impl Members for &mut Cursor {
+    #[inline(always)]
+    fn member<const N: usize>(&mut self) -> Result<usize> {
+        Cursor::member::<N>(self)
+    }
+
+    #[inline]
+    fn nested<'de, V: Visitor<'de>>(
+        &mut self,
+        buf: &'de [u8],
+        layouts: Option<&Layouts>,
+        fields: &'static [&'static str],
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        nested_struct(buf, layouts, self, fields, len, visitor)
+    }
+
+    fn end(&self) -> usize {
+        self.cur
+    }
+}
+
+/// The cursor of an inline struct in a table field: a [`Cursor`] whose start is known (not inferred, no
+/// enclosing struct), which is all that places its members; its alignment and member bytes, which only
+/// give a vector element's shape, are not kept. `end` follows `cur` for the caller's empty-struct test.
+struct FieldCursor<'a> {
+    start: usize,
+    cur: usize,
+    end: &'a mut usize,
+}
+
+impl Members for FieldCursor<'_> {
+    #[inline(always)]
+    fn member<const N: usize>(&mut self) -> Result<usize> {
+        let pos = align_up(self.start, self.cur, N.min(8));
+        self.cur = pos + N;
+        *self.end = self.cur;
+        Ok(pos)
+    }
+
+    #[inline]
+    fn nested<'de, V: Visitor<'de>>(
+        &mut self,
+        buf: &'de [u8],
+        layouts: Option<&Layouts>,
+        fields: &'static [&'static str],
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let start = self.start;
+        let mut c = Cursor { cur: self.cur, start, started: true, anchor: start, align: 1, guess: false, bytes: 0 };
+        let value = nested_struct(buf, layouts, &mut c, fields, len, visitor)?;
+        self.cur = c.cur;
+        *self.end = c.cur;
+        Ok(value)
+    }
+
+    fn end(&self) -> usize {
+        self.cur
+    }
+}
+
 #[cold]
 fn empty_struct() -> Error {
     Error::unsupported("an empty FlatBuffers struct")
@@ -167,10 +270,10 @@ fn ambiguous(at: usize) -> Error {
 }
 
 /// An inline struct's members, in order.
-struct StructAccess<'a, 'de> {
+struct StructAccess<'a, 'de, C> {
     buf: &'de [u8],
     layouts: Option<&'a Layouts>,
-    c: &'a mut Cursor,
+    c: C,
     /// The struct's field names (empty for a tuple), for the path of an error.
     fields: &'static [&'static str],
     len: usize,
@@ -187,7 +290,7 @@ pub(super) fn in_member(e: Error, fields: &[&str], index: usize) -> Error {
     }
 }
 
-impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
+impl<'de, C: Members> de::SeqAccess<'de> for StructAccess<'_, 'de, C> {
     type Error = Error;
 
     #[inline(always)]
@@ -196,7 +299,7 @@ impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
             return Ok(None);
         }
         self.remaining -= 1;
-        match seed.deserialize(MemberDe { buf: self.buf, layouts: self.layouts, c: &mut *self.c }) {
+        match seed.deserialize(MemberDe { buf: self.buf, layouts: self.layouts, c: &mut self.c }) {
             Ok(value) => Ok(Some(value)),
             Err(e) => Err(in_member(e, self.fields, self.len - self.remaining - 1)),
         }
@@ -209,13 +312,13 @@ impl<'de> de::SeqAccess<'de> for StructAccess<'_, 'de> {
 
 /// Decodes a member of the open inline struct: the hot path of struct-heavy data, without the place
 /// dispatch of [`ValueDe`].
-struct MemberDe<'a, 'de> {
+struct MemberDe<'a, 'de, C> {
     buf: &'de [u8],
     layouts: Option<&'a Layouts>,
-    c: &'a mut Cursor,
+    c: &'a mut C,
 }
 
-impl MemberDe<'_, '_> {
+impl<C: Members> MemberDe<'_, '_, C> {
     /// Reads the next `N`-byte member (bounds- and alignment-checked).
     #[inline(always)]
     fn read<const N: usize>(&mut self) -> Result<[u8; N]> {
@@ -233,7 +336,7 @@ macro_rules! member_scalars {
     )*};
 }
 
-impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
+impl<'de, C: Members> de::Deserializer<'de> for MemberDe<'_, 'de, C> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
@@ -265,7 +368,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         let v = u32::from_le_bytes(self.read()?);
         match char::from_u32(v) {
             Some(c) => visitor.visit_char(c),
-            None => Err(Error::at(ErrorKind::InvalidValue, self.c.cur - 4, format!("{v:#x} is not a char"))),
+            None => Err(Error::at(ErrorKind::InvalidValue, self.c.end() - 4, format!("{v:#x} is not a char"))),
         }
     }
 
@@ -281,7 +384,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        nested_struct(self.buf, self.layouts, self.c, &[], len, visitor)
+        self.c.nested(self.buf, self.layouts, &[], len, visitor)
     }
 
     #[inline]
@@ -291,7 +394,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        nested_struct(self.buf, self.layouts, self.c, &[], len, visitor)
+        self.c.nested(self.buf, self.layouts, &[], len, visitor)
     }
 
     #[inline]
@@ -301,7 +404,7 @@ impl<'de> de::Deserializer<'de> for MemberDe<'_, 'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        nested_struct(self.buf, self.layouts, self.c, fields, fields.len(), visitor)
+        self.c.nested(self.buf, self.layouts, fields, fields.len(), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
