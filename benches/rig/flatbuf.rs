@@ -48,7 +48,7 @@ impl Codec for FlatbufLite {
 pub const OFFICIAL_ROW: &str = "flatbuffers";
 
 /// Encodes a dataset with the official builder into `buf`.
-fn official_encode<T>(value: &T, buf: &mut Vec<u8>, build: fn(&mut FlatBufferBuilder<'static>, &T)) {
+pub fn official_encode<T>(value: &T, buf: &mut Vec<u8>, build: fn(&mut FlatBufferBuilder<'static>, &T)) {
     OFFICIAL.with_borrow_mut(|b| {
         b.reset();
         build(b, value);
@@ -61,7 +61,8 @@ fn official_encode<T>(value: &T, buf: &mut Vec<u8>, build: fn(&mut FlatBufferBui
 
 use flatbuf_oracle::log::bench::log as fl;
 
-fn build_logs(b: &mut FlatBufferBuilder<'static>, logs: &log::Logs) {
+/// Builds the `log` dataset with the official builder and flatc-generated code.
+pub fn build_logs(b: &mut FlatBufferBuilder<'static>, logs: &log::Logs) {
     let offsets: Vec<_> = logs
         .logs
         .iter()
@@ -141,7 +142,8 @@ fn v3(v: &mesh::Vector3) -> fm::Vector3 {
     fm::Vector3::new(v.x, v.y, v.z)
 }
 
-fn build_mesh(b: &mut FlatBufferBuilder<'static>, m: &mesh::Mesh) {
+/// Builds the `mesh` dataset with the official builder and flatc-generated code.
+pub fn build_mesh(b: &mut FlatBufferBuilder<'static>, m: &mesh::Mesh) {
     b.start_vector::<fm::Triangle>(m.triangles.len());
     for t in m.triangles.iter().rev() {
         b.push(fm::Triangle::new(&v3(&t.v0), &v3(&t.v1), &v3(&t.v2), &v3(&t.normal)));
