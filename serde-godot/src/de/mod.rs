@@ -788,18 +788,13 @@ impl Options {
 
     /// The decoding entry points' one mechanism: one pass over `bytes` (see [`Pass`]), the bytes
     /// after the value stored in `rest`. A first pass that gave up and errors are handed to
-    /// [`Self::again`], which decodes again through this same function.
-    ///
-    /// Inlined into the entry points, and with them into their callers: there `pass` is a
-    /// constant, which folds its tests, and the value is built where the caller keeps it, not
-    /// returned through a frame of its own and copied. For a small message that is most of the
-    /// per-call cost left (the rig's game message in Dictionary form: 630.9 → 576.9 instructions
-    /// per decode, bincode 1.3.3 402.0); a large value's decode is unchanged.
+    /// [`Self::again`], which decodes again through this same function — so that this is the
+    /// one call site of `T::deserialize` in a program, and it is inlined here.
     #[expect(
         clippy::redundant_pattern_matching,
         reason = "`matches!` reads the value without borrowing it (see `keyed`)"
     )]
-    #[inline(always)]
+    #[inline(never)]
     fn decode<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass, rest: &mut &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(bytes, *self);
         de.keyed_seq = pass.keyed;
