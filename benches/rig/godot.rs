@@ -246,6 +246,25 @@ fn bench_packets_row<C: Codec>(c: &mut Criterion, msgs: &[Packet]) {
     g.finish();
 }
 
+/// `packets_reused/serialize`, one pass: every message encoded alone into `buf`, cleared first.
+pub fn encode_each<C: Codec>(msgs: &[Packet], buf: &mut Vec<u8>) {
+    for m in msgs {
+        buf.clear();
+        C::encode(m, buf);
+        black_box(&*buf);
+    }
+}
+
+/// `packets_reused/deserialize`, one pass: every message of `all` (ending at `ends`) decoded alone,
+/// not collected.
+pub fn decode_each<C: Codec>(all: &[u8], ends: &[usize]) {
+    let mut start = 0;
+    for &end in ends {
+        black_box(C::decode::<Packet>(black_box(&all[start..end])));
+        start = end;
+    }
+}
+
 /// One row of the `packets_reused` dataset: the same 1,000 messages, each encoded alone into one
 /// reused buffer (cleared before each message, as a server that encodes, sends and reuses does)
 /// and each decoded alone without collecting: the per-call cost, setup included.
@@ -256,26 +275,10 @@ fn bench_packets_reused_row<C: Codec>(c: &mut Criterion, msgs: &[Packet]) {
     let len = all.len();
     let mut buf = Vec::with_capacity(4096);
     let mut g = group(c, "packets_reused", "serialize", len);
-    g.bench_function(C::NAME, |b| {
-        b.iter(|| {
-            for m in black_box(msgs) {
-                buf.clear();
-                C::encode(m, &mut buf);
-                black_box(&buf);
-            }
-        })
-    });
+    g.bench_function(C::NAME, |b| b.iter(|| encode_each::<C>(black_box(msgs), &mut buf)));
     g.finish();
     let mut g = group(c, "packets_reused", "deserialize", len);
-    g.bench_function(C::NAME, |b| {
-        b.iter(|| {
-            let mut start = 0;
-            for &end in &ends {
-                black_box(C::decode::<Packet>(black_box(&all[start..end])));
-                start = end;
-            }
-        })
-    });
+    g.bench_function(C::NAME, |b| b.iter(|| decode_each::<C>(black_box(&all), &ends)));
     g.finish();
 }
 
