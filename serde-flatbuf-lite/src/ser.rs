@@ -296,16 +296,31 @@ impl Serializer {
         }
     }
 
-    /// Delivers a scalar (`size` bytes, little-endian in `bits`) to `place`.
+    /// Delivers a scalar (`size` bytes, little-endian in `bits`) to `place`: a table field here, any other
+    /// place out of line, so that serde's per-type `serialize` wrappers stay small enough to inline into the
+    /// struct's own `serialize` (no call, no dispatch on the place, per field).
     #[inline(always)]
     fn scalar(&mut self, place: Place, bits: u64, size: u8, key: i128) -> Result<Mark> {
+        if let Place::Field { slot, optional, .. } = place {
+            return self.field_scalar(slot, optional, bits, size);
+        }
+        self.scalar_elsewhere(place, bits, size, key)
+    }
+
+    /// A scalar table field: absent when it is zero and zeros are omitted (unless optional).
+    #[inline(always)]
+    fn field_scalar(&mut self, slot: u16, optional: bool, bits: u64, size: u8) -> Result<Mark> {
+        if optional || !(self.opts.omit_zero_scalars && bits == 0) {
+            self.push_field(slot, u32::from(size), size, FieldValue::Scalar(bits));
+        }
+        Ok(Mark::Done)
+    }
+
+    /// [`scalar`](Self::scalar) at any place.
+    #[inline(never)]
+    fn scalar_elsewhere(&mut self, place: Place, bits: u64, size: u8, key: i128) -> Result<Mark> {
         match place {
-            Place::Field { slot, optional, .. } => {
-                if optional || !(self.opts.omit_zero_scalars && bits == 0) {
-                    self.push_field(slot, u32::from(size), size, FieldValue::Scalar(bits));
-                }
-                Ok(Mark::Done)
-            }
+            Place::Field { slot, optional, .. } => self.field_scalar(slot, optional, bits, size),
             Place::Elem => {
                 self.elem_kind(VecKind::Inline { size: u32::from(size), align: size }, "a scalar")?;
                 self.scratch.extend_from_slice(&bits.to_le_bytes()[..size as usize]);
@@ -381,6 +396,21 @@ macro_rules! int_methods {
     )*};
 }
 
+impl ValueSer<'_> {
+    /// `serialize_str` at any place but a table field, out of line (see `Serializer::scalar`).
+    #[inline(never)]
+    fn str_elsewhere(self, v: &str) -> Result<Mark> {
+        match self.place {
+            Place::Root => Err(root_must_be_table("a string")),
+            Place::Union { .. } => Err(union_member("a string")),
+            place => {
+                let dist = self.s.b.string(v.as_bytes())?;
+                self.s.offset(place, dist, "a string")
+            }
+        }
+    }
+}
+
 impl<'a> ser::Serializer for ValueSer<'a> {
     type Ok = Mark;
     type Error = Error;
@@ -442,14 +472,13 @@ impl<'a> ser::Serializer for ValueSer<'a> {
 
     #[inline]
     fn serialize_str(self, v: &str) -> Result<Mark> {
-        match self.place {
-            Place::Root => Err(root_must_be_table("a string")),
-            Place::Union { .. } => Err(union_member("a string")),
-            place => {
-                let dist = self.s.b.string(v.as_bytes())?;
-                self.s.offset(place, dist, "a string")
-            }
+        // A table field inline (see `Serializer::scalar`), any other place out of line.
+        if let Place::Field { slot, .. } = self.place {
+            let dist = self.s.b.string(v.as_bytes())?;
+            self.s.push_field(slot, 4, 4, FieldValue::Offset(dist));
+            return Ok(Mark::Done);
         }
+        self.str_elsewhere(v)
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<Mark> {
