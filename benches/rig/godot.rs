@@ -313,3 +313,118 @@ pub fn bench(c: &mut Criterion, data: &super::Datasets) {
     bench_packets_reused_row::<GodotDict>(c, &msgs);
     bench_packets_reused_row::<GodotArray>(c, &msgs);
 }
+
+/// A reference point for issue 16.2, not a product path: one Array-form [`Packet`] decoded by
+/// hand, with no serde layer, the input kept in a local slice and the message's layout known in
+/// advance. It makes the checks serde-godot's fast paths make: each value's exact 4-byte header,
+/// the count, the string's length limit, padding, no NUL and no leading BOM (the engine's string
+/// rules), UTF-8, and nothing after the message. Whatever else a message holds gives `None`.
+/// `goals.rs` times it against bincode 1.3.3 through serde, to show how close to the goal Godot's
+/// bytes let any safe decoder come.
+pub mod floor {
+    use super::Packet;
+    use serde_godot::{Vector2, Vector3};
+
+    /// Godot 4 header type ids of the message's values.
+    const ARRAY: u32 = 28;
+    const INT: u32 = 2;
+    const STRING: u32 = 4;
+    const FLOAT: u32 = 3;
+    const BOOL: u32 = 1;
+    const VECTOR2: u32 = 5;
+    const VECTOR3: u32 = 9;
+
+    /// serde-godot's default length limit (Godot's lengths are 31-bit).
+    const MAX_LEN: usize = i32::MAX as usize;
+
+    /// The next 8 bytes as a header word and the value after it (or a 32-bit payload).
+    #[inline(always)]
+    fn word(r: &mut &[u8]) -> Option<u64> {
+        let (w, rest) = r.split_first_chunk::<8>()?;
+        *r = rest;
+        Some(u64::from_le_bytes(*w))
+    }
+
+    /// The next `N` bytes if they start with `header`.
+    #[inline(always)]
+    fn fixed<'a, const N: usize>(r: &mut &'a [u8], header: u32) -> Option<&'a [u8; N]> {
+        let (v, rest) = r.split_first_chunk::<N>()?;
+        *r = rest;
+        (v[..4] == header.to_le_bytes()).then_some(v)
+    }
+
+    /// Whether a word holds a zero byte.
+    #[inline(always)]
+    fn zero_byte(x: u64) -> bool {
+        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080 != 0
+    }
+
+    /// A STRING value of up to 16 bytes by the engine's rules, owned.
+    #[inline(always)]
+    fn string(r: &mut &[u8]) -> Option<String> {
+        let w = word(r)?;
+        let len = (w >> 32) as usize;
+        if w as u32 != STRING || len > MAX_LEN || len > 16 {
+            return None;
+        }
+        let (padded, rest) = r.split_at_checked(len + ((4 - (len & 3)) & 3))?;
+        *r = rest;
+        let bytes = &padded[..len];
+        let u64_at = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+        let u32_at = |i: usize| u64::from(u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")));
+        let (head, last) = match len {
+            0 => return Some(String::new()),
+            8..=16 => (u64_at(0), u64_at(len - 8)),
+            4..=7 => (u32_at(0) | 0xFFFF_FFFF << 32, u32_at(len - 4) | 0xFFFF_FFFF << 32),
+            _ => {
+                let w = u64::from(u32::from_le_bytes(*padded.first_chunk::<4>()?)) | u64::MAX << (8 * len);
+                (w, w)
+            }
+        };
+        if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
+            return None;
+        }
+        Some(std::str::from_utf8(bytes).ok()?.to_owned())
+    }
+
+    /// One Array-form message (Godot 4), or `None` for anything else.
+    #[inline(never)]
+    pub fn decode(bytes: &[u8]) -> Option<Packet> {
+        let mut r = bytes;
+        let h = word(&mut r)?;
+        if h as u32 != ARRAY || (h >> 32) as u32 & 0x7FFF_FFFF != 6 {
+            return None;
+        }
+        let w = word(&mut r)?;
+        if w as u32 != INT {
+            return None;
+        }
+        let id = i64::from((w >> 32) as u32 as i32);
+        let name = string(&mut r)?;
+        let f = |v: &[u8], i: usize| f32::from_le_bytes(v[i..i + 4].try_into().expect("4 bytes"));
+        let v = fixed::<12>(&mut r, VECTOR2)?;
+        let pos = Vector2::new(f(v, 4), f(v, 8));
+        let v = fixed::<16>(&mut r, VECTOR3)?;
+        let vel = Vector3::new(f(v, 4), f(v, 8), f(v, 12));
+        let w = word(&mut r)?;
+        if w as u32 != FLOAT {
+            return None;
+        }
+        let hp = f32::from_bits((w >> 32) as u32);
+        let w = word(&mut r)?;
+        if w as u32 != BOOL {
+            return None;
+        }
+        let alive = w >> 32 != 0;
+        r.is_empty().then_some(Packet { id, name, pos, vel, hp, alive })
+    }
+
+    /// `packets_reused/deserialize` with [`decode`]: every message of `all` decoded alone.
+    pub fn decode_each(all: &[u8], ends: &[usize]) {
+        let mut start = 0;
+        for &end in ends {
+            std::hint::black_box(decode(std::hint::black_box(&all[start..end])).expect("an Array-form message"));
+            start = end;
+        }
+    }
+}
