@@ -254,6 +254,12 @@ impl Serializer {
         self.fields.push(Field::new(slot, size, align, value));
     }
 
+    /// A table field in `slot` holding the uoffset of an object written at distance `dist`.
+    #[inline(always)]
+    fn field_offset(&mut self, slot: u16, dist: u32) {
+        self.push_field(slot, 4, 4, FieldValue::Offset(dist));
+    }
+
     /// Delivers an object written at distance `dist` to `place`.
     #[inline(always)]
     fn offset(&mut self, place: Place, dist: u32, what: &str) -> Result<Mark> {
@@ -263,7 +269,7 @@ impl Serializer {
                 Ok(Mark::Done)
             }
             Place::Field { slot, .. } => {
-                self.push_field(slot, 4, 4, FieldValue::Offset(dist));
+                self.field_offset(slot, dist);
                 Ok(Mark::Done)
             }
             Place::Union { slot, type_slot, variant } => {
@@ -475,7 +481,7 @@ impl<'a> ser::Serializer for ValueSer<'a> {
         // A table field inline (see `Serializer::scalar`), any other place out of line.
         if let Place::Field { slot, .. } = self.place {
             let dist = self.s.b.string(v.as_bytes())?;
-            self.s.push_field(slot, 4, 4, FieldValue::Offset(dist));
+            self.s.field_offset(slot, dist);
             return Ok(Mark::Done);
         }
         self.str_elsewhere(v)
