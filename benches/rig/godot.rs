@@ -258,9 +258,15 @@ pub fn encode_each<C: Codec>(msgs: &[Packet], buf: &mut Vec<u8>) {
 /// `packets_reused/deserialize`, one pass: every message of `all` (ending at `ends`) decoded alone,
 /// not collected.
 pub fn decode_each<C: Codec>(all: &[u8], ends: &[usize]) {
+    decode_each_with(all, ends, C::decode::<Packet>);
+}
+
+/// [`decode_each`] with any decoder of one message (the reference decoder, [`floor::decode`], too).
+#[inline(always)]
+pub fn decode_each_with<'a, T>(all: &'a [u8], ends: &[usize], decode: impl Fn(&'a [u8]) -> T) {
     let mut start = 0;
     for &end in ends {
-        black_box(C::decode::<Packet>(black_box(&all[start..end])));
+        black_box(decode(black_box(&all[start..end])));
         start = end;
     }
 }
@@ -417,14 +423,5 @@ pub mod floor {
         }
         let alive = w >> 32 != 0;
         r.is_empty().then_some(Packet { id, name, pos, vel, hp, alive })
-    }
-
-    /// `packets_reused/deserialize` with [`decode`]: every message of `all` decoded alone.
-    pub fn decode_each(all: &[u8], ends: &[usize]) {
-        let mut start = 0;
-        for &end in ends {
-            std::hint::black_box(decode(std::hint::black_box(&all[start..end])).expect("an Array-form message"));
-            start = end;
-        }
     }
 }
