@@ -329,6 +329,7 @@ pub fn bench(c: &mut Criterion, data: &super::Datasets) {
 /// bytes let any safe decoder come.
 pub mod floor {
     use super::Packet;
+    use ascii::AsAsciiStr;
     use serde_godot::{Vector2, Vector3};
 
     /// Godot 4 header type ids of the message's values.
@@ -359,6 +360,9 @@ pub mod floor {
         (v[..4] == header.to_le_bytes()).then_some(v)
     }
 
+    /// Filler of words shorter than 8 bytes: neither zero nor above ASCII.
+    const FILL: u64 = 0x0101_0101_0101_0101;
+
     /// Whether a word holds a zero byte.
     #[inline(always)]
     fn zero_byte(x: u64) -> bool {
@@ -368,6 +372,7 @@ pub mod floor {
     /// A STRING value of up to 16 bytes by the engine's rules, owned.
     #[inline(always)]
     fn string(r: &mut &[u8]) -> Option<String> {
+        let value = *r;
         let w = word(r)?;
         let len = (w >> 32) as usize;
         if w as u32 != STRING || len > MAX_LEN || len > 16 {
@@ -381,16 +386,23 @@ pub mod floor {
         let (head, last) = match len {
             0 => return Some(String::new()),
             8..=16 => (u64_at(0), u64_at(len - 8)),
-            4..=7 => (u32_at(0) | 0xFFFF_FFFF << 32, u32_at(len - 4) | 0xFFFF_FFFF << 32),
+            4..=7 => (u32_at(0) | FILL << 32, u32_at(len - 4) | FILL << 32),
             _ => {
-                let w = u64::from(u32::from_le_bytes(*padded.first_chunk::<4>()?)) | u64::MAX << (8 * len);
+                let w = u64::from(u32::from_le_bytes(*padded.first_chunk::<4>()?)) | FILL << (8 * len);
                 (w, w)
             }
         };
         if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
             return None;
         }
-        Some(std::str::from_utf8(bytes).ok()?.to_owned())
+        if (head | last) & 0x8080_8080_8080_8080 != 0 {
+            return Some(std::str::from_utf8(bytes).ok()?.to_owned());
+        }
+        // ASCII: serde-godot's shortcut, the 8 or 16 value bytes that end with the string
+        // (header and length are ASCII too) checked as ASCII, no UTF-8 validation.
+        let end = 8 + len;
+        let window = if len >= 8 { 16 } else { 8 };
+        Some(value[end - window..end].as_ascii_str().ok()?[window - len..].as_str().to_owned())
     }
 
     /// One Array-form message (Godot 4), or `None` for anything else.

@@ -4,6 +4,8 @@
 //! Everything is little-endian and 4-byte aligned. A value is a `u32` header (byte 0 = type id,
 //! bits 16–19 = per-type flags) followed by the type's payload.
 
+use ascii::AsAsciiStr;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Version;
 use crate::ser::Output;
@@ -282,10 +284,31 @@ pub(crate) fn godot_str(bytes: &[u8]) -> Option<&str> {
         None => !has_nul(bytes),
     };
     if no_nul && !bytes.starts_with(b"\xEF\xBB\xBF") {
-        return std::str::from_utf8(bytes).ok();
+        return utf8(bytes);
     }
     godot_str_slow(bytes)
 }
+
+/// Strings up to this long are first tried as ASCII by [`utf8`].
+const ASCII_FIRST: usize = 64;
+
+/// `bytes` as a `str` if they are valid UTF-8. A short all-ASCII string (the common name, key or
+/// path) skips core's UTF-8 validation: its set-up and byte-wise head and tail cost more than the
+/// string for a few bytes. The `ascii` crate's check gives the `str` without unsafe code; core's
+/// `is_ascii` first, so that a string that is not ASCII costs one more pass at most (the crate
+/// counts the ASCII prefix of a string it refuses).
+#[inline]
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() <= ASCII_FIRST && bytes.is_ascii() {
+        if let Ok(s) = bytes.as_ascii_str() {
+            return Some(s.as_str());
+        }
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
+/// The high bit of every byte of a word: none set means ASCII.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 #[cold]
 fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
@@ -294,7 +317,7 @@ fn godot_str_slow(bytes: &[u8]) -> Option<&str> {
         None => bytes,
     };
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    std::str::from_utf8(bytes).ok()
+    utf8(bytes)
 }
 
 /// Whether `bytes` holds a NUL: word at a time, branch-free per word (strings are short; core's
@@ -318,6 +341,9 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080
 }
 
+/// `0x01` in every byte: the filler of words shorter than 8 bytes (neither zero nor above ASCII).
+const FILL: u64 = 0x0101_0101_0101_0101;
+
 /// Whether a word holds a zero byte.
 #[inline(always)]
 fn zero_byte(x: u64) -> bool {
@@ -325,13 +351,13 @@ fn zero_byte(x: u64) -> bool {
 }
 
 /// The first and last 8 bytes of `s` (4 to 16 bytes long; shorter words are padded with
-/// non-zero bytes), which between them cover every byte of `s`: fixed-size loads instead of a
-/// loop or a call.
+/// `0x01`, neither zero nor above ASCII), which between them cover every byte of `s`: fixed-size
+/// loads instead of a loop or a call.
 #[inline(always)]
 fn short_words(s: &[u8]) -> Option<(u64, u64)> {
     let n = s.len();
     let u64_at = |i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-    let u32_at = |i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes")) as u64 | 0xFFFF_FFFF << 32;
+    let u32_at = |i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes")) as u64 | FILL << 32;
     match n {
         8..=16 => Some((u64_at(0), u64_at(n - 8))),
         4..=7 => Some((u32_at(0), u32_at(n - 4))),
@@ -585,16 +611,30 @@ impl<'de> Reader<'de> {
             1..=16 => {
                 let (head, last) = match short_words(bytes) {
                     Some(words) => words,
-                    // 1 to 3 bytes: the padded word, its padding bytes set non-zero.
+                    // 1 to 3 bytes: the padded word, its padding bytes set to `0x01` (neither
+                    // zero nor above ASCII).
                     None => {
-                        let word = u32::from_le_bytes(*padded.first_chunk::<4>()?) as u64 | u64::MAX << (8 * len);
+                        let word = u32::from_le_bytes(*padded.first_chunk::<4>()?) as u64 | FILL << (8 * len);
                         (word, word)
                     }
                 };
                 if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
                     return None;
                 }
-                std::str::from_utf8(bytes).ok()?
+                if (head | last) & HIGH_BITS == 0 {
+                    // ASCII: checked again as the 8 or 16 input bytes that end with the string
+                    // (the header and length words before it are ASCII too, for a STRING of up
+                    // to 16 bytes), a check of fixed length whose branches do not vary with the
+                    // string's length as a check of the string alone would.
+                    let end = 8 + len;
+                    let window = if len >= 8 { 16 } else { 8 };
+                    match self.rest[end - window..end].as_ascii_str() {
+                        Ok(s) => s[window - len..].as_str(),
+                        Err(_) => std::str::from_utf8(bytes).ok()?,
+                    }
+                } else {
+                    std::str::from_utf8(bytes).ok()?
+                }
             }
             // Godot's lengths are 31-bit (`Reader::str` names a longer one).
             _ if len > i32::MAX as usize => return None,
@@ -622,7 +662,7 @@ fn plain_long(bytes: &[u8]) -> Option<&str> {
     if nul || bytes.starts_with(b"\xEF\xBB\xBF") {
         return None;
     }
-    std::str::from_utf8(bytes).ok()
+    utf8(bytes)
 }
 
 /// An Array / Dictionary count already read (at `at`): bit 31 masked off, checked against
@@ -1063,6 +1103,12 @@ mod tests {
                 for byte in [0u8, 0x80, 0xFF, 0xEF] {
                     let mut s = vec![b'y'; len];
                     s[at] = byte;
+                    cases.push(s);
+                }
+                // Valid UTF-8 that is not ASCII ("é") at each place: past the ASCII shortcut.
+                if at + 1 < len {
+                    let mut s = vec![b'y'; len];
+                    s[at..at + 2].copy_from_slice("é".as_bytes());
                     cases.push(s);
                 }
             }
