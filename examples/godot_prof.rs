@@ -9,7 +9,7 @@
 //! `<dataset>/<op>/<row> <n>`: dataset `packets` (the rig's 1,000 game messages, each encoded
 //! into a cleared buffer and decoded alone, as the `packets_reused` rows do), `log`,
 //! `minecraft_savedata` or `mk48` (the whole dataset); op `serialize` or `deserialize`; row
-//! `array`, `dict`, `bincode1` or `postcard`; `n` passes over the dataset. Instructions per
+//! `array`, `dict`, `bincode1` or `postcard` (or `floor`, the reference decoder of the packets); `n` passes over the dataset. Instructions per
 //! message: the difference of two counts divided by the extra messages. It drives the rig's own
 //! codecs (`benches/rig/godot.rs`, `benches/rig/anchors.rs`), with the rig included whole.
 #![allow(dead_code, unreachable_pub)]
@@ -89,6 +89,28 @@ fn run<C: Codec>(set: &str, op: &str, n: u32) {
     }
 }
 
+/// The measured part for the reference decoder ([`godot::floor`]), as the `packets_reused` rows
+/// run it.
+#[inline(never)]
+fn profile_loop_floor(all: &[u8], ends: &[usize], n: u32) {
+    for _ in 0..n {
+        let mut start = 0;
+        for &end in ends {
+            black_box(godot::floor::decode(black_box(&all[start..end])));
+            start = end;
+        }
+    }
+}
+
+/// `packets/deserialize/floor`: the reference decoder on the Array form's bytes.
+fn floor(set: &str, op: &str, n: u32) {
+    assert!(set == "packets" && op == "deserialize", "the reference decoder only decodes the packets");
+    let msgs = godot::packets(godot::PACKETS);
+    let (mut all, mut ends) = (Vec::new(), Vec::new());
+    godot::encode_packets::<GodotArray>(&msgs, &mut all, &mut ends);
+    profile_loop_floor(&all, &ends, n);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(what), Some(n)) = (args.get(1), args.get(2)) else {
@@ -99,6 +121,7 @@ fn main() {
     let parts: Vec<&str> = what.split('/').collect();
     let [set, op, row] = parts[..] else { panic!("<dataset>/<op>/<row>") };
     match row {
+        "floor" => floor(set, op, n),
         "array" => run::<GodotArray>(set, op, n),
         "dict" => run::<GodotDict>(set, op, n),
         "bincode1" => run::<Bincode1>(set, op, n),
