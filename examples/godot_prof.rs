@@ -32,17 +32,9 @@ fn profile_loop_packets<C: Codec>(op: &str, msgs: &[Packet], all: &[u8], ends: &
     let mut buf = Vec::with_capacity(4096);
     for _ in 0..n {
         if op == "serialize" {
-            for m in black_box(msgs) {
-                buf.clear();
-                C::encode(m, &mut buf);
-                black_box(&buf);
-            }
+            godot::encode_each::<C>(black_box(msgs), &mut buf);
         } else {
-            let mut start = 0;
-            for &end in ends {
-                black_box(C::decode::<Packet>(black_box(&all[start..end])));
-                start = end;
-            }
+            godot::decode_each::<C>(all, ends);
         }
     }
 }
@@ -94,11 +86,7 @@ fn run<C: Codec>(set: &str, op: &str, n: u32) {
 #[inline(never)]
 fn profile_loop_floor(all: &[u8], ends: &[usize], n: u32) {
     for _ in 0..n {
-        let mut start = 0;
-        for &end in ends {
-            black_box(godot::floor::decode(black_box(&all[start..end])));
-            start = end;
-        }
+        godot::decode_each_with(all, ends, godot::floor::decode);
     }
 }
 

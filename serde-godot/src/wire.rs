@@ -338,10 +338,11 @@ fn has_nul(bytes: &[u8]) -> bool {
 /// zero byte; whether there is one is exact).
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
-    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080
+    x.wrapping_sub(FILL) & !x & HIGH_BITS
 }
 
-/// `0x01` in every byte: the filler of words shorter than 8 bytes (neither zero nor above ASCII).
+/// `0x01` in every byte: what [`zero_bytes`] subtracts from each byte, and the filler of words
+/// shorter than 8 bytes (neither zero nor above ASCII).
 const FILL: u64 = 0x0101_0101_0101_0101;
 
 /// Whether a word holds a zero byte.
@@ -621,13 +622,14 @@ impl<'de> Reader<'de> {
                 if zero_byte(head) || zero_byte(last) || head as u32 & 0x00FF_FFFF == 0x00BF_BBEF {
                     return None;
                 }
+                // ASCII: checked again as the 8 or 16 input bytes that end with the string (the
+                // header and length words before it are ASCII too, for a STRING of up to 16
+                // bytes), a check of fixed length whose branches do not vary with the string's
+                // length as a check of the string alone would. Anything else: core's UTF-8 check.
+                // Two arms end in core's check, not one: joined (a labeled block, an `Option`
+                // chain) they measured 4 to 12 more instructions per message.
                 if (head | last) & HIGH_BITS == 0 {
-                    // ASCII: checked again as the 8 or 16 input bytes that end with the string
-                    // (the header and length words before it are ASCII too, for a STRING of up
-                    // to 16 bytes), a check of fixed length whose branches do not vary with the
-                    // string's length as a check of the string alone would.
-                    let end = 8 + len;
-                    let window = if len >= 8 { 16 } else { 8 };
+                    let (end, window) = (8 + len, if len >= 8 { 16 } else { 8 });
                     match self.rest[end - window..end].as_ascii_str() {
                         Ok(s) => s[window - len..].as_str(),
                         Err(_) => std::str::from_utf8(bytes).ok()?,
