@@ -23,6 +23,7 @@ use crate::wire::{self, FLAG_64, FLAG_OBJECT_AS_ID, Reader};
 
 mod access;
 mod path;
+mod quick;
 
 use access::{
     Components, Elements, Entries, FullObjectParts, Handoff, KeyedFields, MathDe, NodePathParts, PackedElems,
@@ -276,10 +277,7 @@ impl<'de> Deserializer<'de> {
     /// where needed rather than kept, two fields less to set up per decode.
     #[inline(always)]
     fn containers(&self) -> (u32, u32) {
-        match self.opts.version {
-            Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
-            Version::Godot3 => (19, 18),
-        }
+        containers(self.opts.version)
     }
 
     /// An untyped ARRAY or DICTIONARY header and its raw count, read as one 8-byte word; `None`
@@ -606,34 +604,7 @@ impl<'de> Deserializer<'de> {
     /// value's read consumes the key with it ([`access::KeyedValue`]).
     #[inline(always)]
     fn key_size(&self, field: &'static str) -> Option<usize> {
-        let len = field.len();
-        let word = (STRING as u64 | (len as u64) << 32).to_le_bytes();
-        // The whole entry key (header, length, name, padding) in one bounds test: `len` is a
-        // constant, so is its size.
-        let padded = len + wire::pad4(len);
-        let size = 8 + padded;
-        let key = self.r.rest().get(..size)?;
-        if key.first_chunk::<8>() != Some(&word) {
-            return None;
-        }
-        let bytes = &key[8..];
-        // Byte patterns rather than `str` methods: they fold where the name is a constant.
-        let plain = field.bytes().all(|b| b != 0) && !matches!(field.as_bytes(), [0xEF, 0xBB, 0xBF, ..]);
-        let same = if len <= 16 && plain {
-            // A short name is compared with its padding, a 4-byte word at a time, against the
-            // zeros every encoder writes there (constant words where the name is a constant).
-            // The engine does not check the padding: a key with other bytes there gives up, and
-            // the map path reads it by the engine's rules.
-            (0..padded).step_by(4).all(|i| {
-                let name = field.as_bytes();
-                let expected =
-                    (0..4).fold(0u32, |w, k| w | u32::from(name.get(i + k).copied().unwrap_or(0)) << (8 * k));
-                bytes.get(i..i + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))) == Some(expected)
-            })
-        } else {
-            wire::eq_no_nul(field.as_bytes(), &bytes[..len]) && plain
-        };
-        same.then_some(size)
+        key_size(&self.r, field)
     }
 
     /// A full object (header already read): refused unless enabled. As a map (`class`,
@@ -706,16 +677,7 @@ impl<'de> Deserializer<'de> {
     /// `skip`: see [`Self::int`].
     #[inline]
     fn math<V: Visitor<'de>>(&mut self, skip: usize, ty: VariantType, visitor: V) -> Result<V::Value> {
-        use VariantType as T;
-        let (components, int) = match ty {
-            T::Vector2 => (2, false),
-            T::Vector3 => (3, false),
-            T::Vector4 | T::Quaternion | T::Color => (4, false),
-            T::Vector2i => (2, true),
-            T::Vector3i => (3, true),
-            T::Vector4i => (4, true),
-            _ => return self.math_slow(skip, visitor),
-        };
+        let Some((components, int)) = flat_math(ty) else { return self.math_slow(skip, visitor) };
         // `ty` is a constant here (the name is), so its id in either version is one too.
         let Some(id) = ty.id(self.opts.version) else { return self.math_slow(skip, visitor) };
         let start = self.r.pos() + skip;
@@ -767,6 +729,72 @@ fn read_whole<T>(value: Result<T>, count: usize, remaining: usize, what: &'stati
     value
 }
 
+/// The untyped ARRAY and DICTIONARY headers in `version`.
+#[inline(always)]
+fn containers(version: Version) -> (u32, u32) {
+    match version {
+        Version::Godot4 => (VariantType::Array as u32, VariantType::Dictionary as u32),
+        Version::Godot3 => (19, 18),
+    }
+}
+
+/// The number of components of a flat math type, and whether they are i32 (else f32); `None`
+/// for the nested ones (Rect2, transforms...).
+#[inline(always)]
+fn flat_math(ty: VariantType) -> Option<(usize, bool)> {
+    use VariantType as T;
+    match ty {
+        T::Vector2 => Some((2, false)),
+        T::Vector3 => Some((3, false)),
+        T::Vector4 | T::Quaternion | T::Color => Some((4, false)),
+        T::Vector2i => Some((2, true)),
+        T::Vector3i => Some((3, true)),
+        T::Vector4i => Some((4, true)),
+        _ => None,
+    }
+}
+
+/// The size of the next entry's key in `r` if it is the STRING `field` exactly as the map path
+/// would read it as that field (see `Deserializer::key_size`); nothing is consumed.
+#[inline(always)]
+fn key_size(r: &Reader<'_>, field: &'static str) -> Option<usize> {
+    let len = field.len();
+    let word = (STRING as u64 | (len as u64) << 32).to_le_bytes();
+    // The whole entry key (header, length, name, padding) in one bounds test: `len` is a
+    // constant, so is its size.
+    let padded = len + wire::pad4(len);
+    let size = 8 + padded;
+    let key = r.rest().get(..size)?;
+    if key.first_chunk::<8>() != Some(&word) {
+        return None;
+    }
+    let bytes = &key[8..];
+    // Byte patterns rather than `str` methods: they fold where the name is a constant.
+    let plain = field.bytes().all(|b| b != 0) && !matches!(field.as_bytes(), [0xEF, 0xBB, 0xBF, ..]);
+    let same = if len <= 16 && plain {
+        // A short name is compared with its padding, a 4-byte word at a time, against the
+        // zeros every encoder writes there (constant words where the name is a constant).
+        // The engine does not check the padding: a key with other bytes there gives up, and
+        // the map path reads it by the engine's rules.
+        // A plain loop, not an iterator chain: unrolled where it is inlined, where an adapter's
+        // `try_fold` was left out of line (a call per key, and no folding).
+        let name = field.as_bytes();
+        let byte = |k: usize| u32::from(name.get(k).copied().unwrap_or(0)) << (8 * (k % 4));
+        let mut i = 0;
+        let mut same = true;
+        while i < padded {
+            let expected = byte(i) | byte(i + 1) | byte(i + 2) | byte(i + 3);
+            let found = bytes.get(i..i + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+            same &= found == Some(expected);
+            i += 4;
+        }
+        same
+    } else {
+        wire::eq_no_nul(field.as_bytes(), &bytes[..len]) && plain
+    };
+    same.then_some(size)
+}
+
 // The decoding entry points of `Options`: they live here, with the work, so that the settings
 // do not depend on the decoder.
 impl Options {
@@ -786,16 +814,36 @@ impl Options {
         Ok((value, rest))
     }
 
-    /// The decoding entry points' one mechanism: one pass over `bytes` (see [`Pass`]), the bytes
-    /// after the value stored in `rest`. A first pass that gave up and errors are handed to
-    /// [`Self::again`], which decodes again through this same function — so that this is the
-    /// one call site of `T::deserialize` in a program, and it is inlined here.
+    /// The decoding entry points' one mechanism: the quick pass (see [`quick`]) where the pass
+    /// allows it, then, if it gave up, the Deserializer ([`Self::full`]). The bytes after the
+    /// value are stored in `rest`.
     #[expect(
         clippy::redundant_pattern_matching,
         reason = "`matches!` reads the value without borrowing it (see `keyed`)"
     )]
     #[inline(never)]
     fn decode<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass, rest: &mut &'de [u8]) -> Result<T> {
+        let mut q = quick::Quick::new(bytes, self);
+        let value = T::deserialize(&mut q);
+        // Returned where `T::deserialize` built it (never borrowed, see `Deserializer::keyed`).
+        if !q.failed && matches!(value, Ok(_)) && (!pass.whole || q.r.remaining() == 0) {
+            *rest = q.r.rest();
+            return value;
+        }
+        drop(value);
+        let keyed = pass.keyed && !q.keys_out_of_order;
+        self.full(bytes, Pass { keyed, ..pass }, rest)
+    }
+
+    /// One pass of the Deserializer over `bytes` (see [`Pass`]), the bytes after the value
+    /// stored in `rest`. A pass that gave up and errors are handed to [`Self::again`], which
+    /// decodes again through this same function.
+    #[expect(
+        clippy::redundant_pattern_matching,
+        reason = "`matches!` reads the value without borrowing it (see `keyed`)"
+    )]
+    #[inline(never)]
+    fn full<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8], pass: Pass, rest: &mut &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(bytes, *self);
         de.keyed_seq = pass.keyed;
         let value = T::deserialize(&mut de);
@@ -823,7 +871,7 @@ impl Options {
         rest: &mut &'de [u8],
     ) -> Result<T> {
         let result = match error {
-            _ if retry => self.decode(bytes, Pass { keyed: false, hint: false, ..pass }, rest),
+            _ if retry => self.full(bytes, Pass { keyed: false, hint: false, ..pass }, rest),
             Some(e) => Err(e),
             // Only bytes after the value (where the pass wants the whole input) get here.
             None => Err(Error::at(ErrorKind::TrailingBytes(rest.len()), bytes.len() - rest.len())),
