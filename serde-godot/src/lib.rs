@@ -57,7 +57,8 @@ pub fn to_writer<W: io::Write, T: Serialize + ?Sized>(writer: W, value: &T) -> R
 }
 
 /// Decodes a `T` from exactly `bytes` (what `var_to_bytes()` produced) with the default
-/// [`Options`], borrowing `&str` and `&[u8]` from the input. Trailing bytes are an error.
+/// [`Options`], borrowing `&str` and `&[u8]` from the input. Trailing bytes are an error. (See
+/// [`Options::from_slice`]: `T`'s `Deserialize` may run more than once.)
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     Options::new().from_slice(bytes)
 }

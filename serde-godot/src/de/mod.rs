@@ -800,6 +800,11 @@ fn key_size(r: &Reader<'_>, field: &'static str) -> Option<usize> {
 impl Options {
     /// Decodes a `T` from exactly `bytes`, borrowing strings and byte arrays from it where `T`
     /// asks for that. Trailing bytes are an error.
+    ///
+    /// A quick pass reads the common shapes first (exact headers, short strings, flat math
+    /// values, Arrays, structs in Array form or with their keys in order) and gives up on
+    /// anything else; then the [`Deserializer`] decodes `bytes` again from the start. The value
+    /// and every error are the Deserializer's; `T`'s `Deserialize` may run more than once.
     #[inline]
     pub fn from_slice<'de, T: de::Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         self.decode(bytes, Pass::FIRST, &mut &[][..])
