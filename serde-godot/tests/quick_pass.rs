@@ -8,7 +8,9 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_godot::{Color, Deserializer, Options, StructForm, Variant, Vector2, Vector2i, Vector3, Version};
+use serde_godot::{
+    Color, Deserializer, Options, StructForm, UnitVariants, Variant, Vector2, Vector2i, Vector3, Version,
+};
 use testkit::rng::Pcg32;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Default)]
@@ -173,7 +175,10 @@ fn mutate(bytes: &mut Vec<u8>, rng: &mut Pcg32) {
 /// Options for decoding, and the same without limits for encoding.
 fn random_options(rng: &mut Pcg32) -> (Options, Options, bool) {
     let version = *rng.pick(&[Version::Godot4, Version::Godot3]);
-    let encode = Options::new().version(version).struct_form(*rng.pick(&[StructForm::Array, StructForm::Dictionary]));
+    let encode = Options::new()
+        .version(version)
+        .struct_form(*rng.pick(&[StructForm::Array, StructForm::Dictionary]))
+        .unit_variants(*rng.pick(&[UnitVariants::Name, UnitVariants::Index]));
     let mut opts = encode;
     if rng.chance(1, 8) {
         opts = opts.max_depth(rng.usize_in(0, 3));
@@ -226,8 +231,10 @@ fn whole_messages_decode_in_every_form_and_version() {
     for _ in 0..200 {
         for version in [Version::Godot4, Version::Godot3] {
             let msg = random_msg(&mut rng, version == Version::Godot4);
-            for form in [StructForm::Array, StructForm::Dictionary] {
-                let opts = Options::new().version(version).struct_form(form);
+            for (form, names) in
+                [(StructForm::Array, UnitVariants::Index), (StructForm::Dictionary, UnitVariants::Name)]
+            {
+                let opts = Options::new().version(version).struct_form(form).unit_variants(names);
                 let bytes = opts.to_vec(&msg).unwrap();
                 assert!(same_answer::<Msg>(opts, &bytes));
                 assert_eq!(opts.from_slice::<Msg>(&bytes).unwrap(), msg);

@@ -1,6 +1,6 @@
 //! The quick pass of the entry points: the shapes that derived types ask for and senders write
 //! most (exact scalar headers, numbers as GDScript sends them, short strings, flat math values,
-//! untyped Arrays, `Option`, unit variants by index, structs in Array form or in Dictionary
+//! untyped Arrays, `Option`, unit variants by index or name, structs in Array form or in Dictionary
 //! form with their keys in order), read with a reader that the compiler can keep in registers,
 //! and nothing else.
 //!
@@ -55,6 +55,18 @@ fn visit_str<'de, V: Visitor<'de>>(input: &'de [u8], max_len: usize, visitor: V)
     let mut r = Reader::new(input);
     match r.plain_string(STRING, max_len) {
         Some(s) => (visitor.visit_borrowed_str(s), r.remaining()),
+        None => (Err(give_up()), input.len()),
+    }
+}
+
+/// A unit variant named by a STRING at the start of `input` (read as [`visit_str`] reads it),
+/// visited as the Deserializer visits it; and the number of bytes after it (all of them if it
+/// gave up).
+#[inline(never)]
+fn visit_variant_name<'de, V: Visitor<'de>>(input: &'de [u8], max_len: usize, visitor: V) -> (Result<V::Value>, usize) {
+    let mut r = Reader::new(input);
+    match r.plain_string(STRING, max_len) {
+        Some(name) => (visitor.visit_enum(name.into_deserializer()), r.remaining()),
         None => (Err(give_up()), input.len()),
     }
 }
@@ -273,13 +285,16 @@ impl<'a, 'de> Quick<'a, 'de> {
         }
     }
 
-    /// A unit variant by its index: a non-negative 32-bit INT.
+    /// A unit variant by its index (a non-negative 32-bit INT) or by its name (a STRING).
     #[inline(always)]
     fn enumeration<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        match self.r.word_if(|w| w as u32 == INT && w >> 63 == 0) {
-            Some(word) => visitor.visit_enum(((word >> 32) as u32).into_deserializer()),
-            None => Err(give_up()),
+        if let Some(word) = self.r.word_if(|w| w as u32 == INT && w >> 63 == 0) {
+            return visitor.visit_enum(((word >> 32) as u32).into_deserializer());
         }
+        // Out of line with the input rather than `self` (see `other_number`).
+        let (result, rest) = visit_variant_name(self.r.rest(), self.opts.max_len, visitor);
+        self.r.skip(self.r.remaining() - rest);
+        result
     }
 
     /// A struct whose name is not reserved: an Array of its fields, or a Dictionary of exactly
